@@ -38,7 +38,7 @@ import { t, tn } from './i18n.js';
  * A random id for an outbox entry.
  * WHY the fallbacks: crypto.randomUUID() exists only in secure contexts
  * (https or localhost), and the club laptop is usually reached over plain
- * http://192.168.x.y; crypto.getRandomValues() works there too.
+ * http on a 192.168.x.y address; crypto.getRandomValues() works there.
  */
 export function newClientId() {
   const c = globalThis.crypto;
@@ -210,6 +210,7 @@ export class Connection extends EventTarget {
     this.outbox = new Outbox(storage, storageKey);
     this.socket = null;
     this.state = 'offline';
+    this.status = null;       // the last 'status' detail
 
     this._pending = new Map();   // client_id -> resolve of send()'s promise
     this._pumping = false;
@@ -472,20 +473,25 @@ export class Connection extends EventTarget {
     if (key === this._lastStatusKey) return;
     this._lastStatusKey = key;
     this.state = state;
+    this.status = detail;
     this._emit('status', detail);
   }
 }
 
 /**
  * Show a connection's status in the header badge (base.html renders
- * <span id="conn-badge" class="badge">). The symbol comes from CSS by
- * data-state, so the state reads without colour.
+ * <span id="conn-badge" class="badge" hidden>). The symbol comes from CSS by
+ * data-state, so the state reads without colour. Call before conn.start()
+ * so the first status is shown.
  */
 export function bindBadge(conn, el = typeof document !== 'undefined' ? document.getElementById('conn-badge') : null) {
   if (!el) return () => {};
-  return conn.on('status', ({ state, text, offsetMs }) => {
+  el.hidden = false;   // base.html hides it until a page has a connection
+  const show = ({ state, text, offsetMs }) => {
     el.dataset.state = state;
     el.textContent = text;
     el.title = state === 'synced' ? `${text} (offset ${offsetMs >= 0 ? '+' : ''}${offsetMs} ms)` : text;
-  });
+  };
+  if (conn.status) show(conn.status);
+  return conn.on('status', show);
 }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The ONE test command of referee. The README's quick start runs it, and
+# .ci/run runs it after installing the system pieces (Chromium, services).
+#
+#   bash scripts/test.sh            # everything
+#   bash scripts/test.sh -k sea     # extra arguments go to pytest
+#
+# It makes .venv if missing, installs the project with its test extras, runs
+# the strict type check of the rules core, then pytest. Browser tests skip
+# with a visible reason when /usr/bin/chromium is missing; service tests skip
+# when PostgreSQL/Redis are unreachable, unless REFEREE_REQUIRE_SERVICES=1.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+PYTHON="${PYTHON:-python3}"
+VENV="${VENV:-.venv}"
+
+if [[ ! -x "$VENV/bin/python" ]]; then
+  echo "== creating $VENV"
+  "$PYTHON" -m venv "$VENV"
+fi
+
+echo "== installing .[test]"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check '.[test]'
+
+echo "== mypy --strict referee/rules"
+"$VENV/bin/python" -m mypy --strict referee/rules
+
+echo "== pytest"
+# `python -m pytest` puts the work tree first on sys.path, so the tests run
+# against these sources (the installed copy only brings the dependencies).
+set +e
+"$VENV/bin/python" -m pytest "$@"
+status=$?
+set -e
+if [[ $status -eq 5 ]]; then
+  echo "scripts/test.sh: pytest collected no tests: that is a failure" >&2
+  exit 1
+fi
+exit $status
