@@ -1,0 +1,112 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+from jinja2 import TemplateNotFound
+
+from referee.resources import resource_path
+
+SECRET_KEY_FILE = "secret_key"
+INSTANCE_CONFIG = "referee.toml"
+TRANSLATIONS_DIR = Path(__file__).resolve().parent.parent / "translations"
+
+
+def create_app(
+    test_config: Mapping[str, Any] | None = None,
+    *,
+    instance_path: str | os.PathLike[str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Flask:
+    """Create and configure the referee app.
+
+    Config comes from the packaged config/referee.toml, then (unless `test_config` is given)
+    the instance folder's referee.toml and REFEREE_* environment variables, then `overrides`
+    (the CLI's options). The instance folder is `instance_path`, else $REFEREE_INSTANCE_PATH,
+    else Flask's default.
+    """
+    if instance_path is None:
+        instance_path = os.environ.get("REFEREE_INSTANCE_PATH") or None
+    app = Flask(
+        "referee",
+        instance_path=str(Path(instance_path).resolve()) if instance_path else None,
+        instance_relative_config=True,
+        template_folder=str(resource_path("templates")),
+        static_folder=str(resource_path("static")),
+    )
+    os.makedirs(app.instance_path, exist_ok=True)
+
+    app.config.from_file(str(resource_path("config") / "referee.toml"), load=tomllib.load, text=False)
+    if test_config is None:
+        app.config.from_file(INSTANCE_CONFIG, load=tomllib.load, silent=True, text=False)
+        app.config.from_prefixed_env("REFEREE")
+    else:
+        app.config.from_mapping(test_config)
+    if overrides:
+        app.config.from_mapping({k: v for k, v in overrides.items() if v not in (None, "")})
+
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = load_or_create_secret_key(Path(app.instance_path))
+    if not app.config.get("DATABASE_URL"):
+        app.config["DATABASE_URL"] = f"sqlite:///{Path(app.instance_path) / 'referee.sqlite3'}"
+    app.config["BABEL_TRANSLATION_DIRECTORIES"] = str(TRANSLATIONS_DIR)
+
+    from referee.web import auth, errors, home, i18n, realtime, security
+    from referee.web.extensions import db
+
+    db.init_app(app)
+    i18n.init_app(app)
+    security.init_app(app)
+    auth.init_app(app)
+    errors.init_app(app)
+    realtime.init_app(app)
+    app.register_blueprint(home.bp)
+    app.jinja_env.globals["template_exists"] = _template_exists(app)
+    # Game blueprints of the lead are registered here.
+    return app
+
+
+def load_or_create_secret_key(instance: Path) -> str:
+    """Return the secret key kept in `<instance>/secret_key`, creating it (mode 0600) on first run."""
+    path = instance / SECRET_KEY_FILE
+    if not path.exists():
+        tmp = instance / f".{SECRET_KEY_FILE}.{secrets.token_hex(4)}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as f:
+                f.write(secrets.token_hex(32) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            try:
+                os.link(tmp, path)  # atomic: exactly one of several racing processes wins
+            except FileExistsError:
+                pass
+        finally:
+            tmp.unlink(missing_ok=True)
+    if os.name == "posix" and stat.S_IMODE(path.stat().st_mode) & 0o077:
+        os.chmod(path, 0o600)
+    key = path.read_text(encoding="ascii").strip()
+    if len(key) < 32:
+        raise RuntimeError(f"{path} holds no usable secret key; delete it to make a new one")
+    return key
+
+
+def _template_exists(app: Flask) -> Any:
+    """Return a Jinja global telling whether a template exists (error.html uses it for base.html)."""
+
+    def exists(name: str) -> bool:
+        try:
+            app.jinja_env.get_template(name)
+        except TemplateNotFound:
+            return False
+        return True
+
+    return exists

@@ -1,0 +1,505 @@
+"""Capability tokens: issue, look up, revoke; cookie exchange; role guards; pilot slips.
+
+A token is `secrets.token_urlsafe(24)` (192 bits). Only its sha256 hex is stored; a lookup
+hashes the presented token, finds the row by hash and confirms with hmac.compare_digest.
+
+Token kinds (column `tokens.role`):
+  referee       per server, game_id NULL: referee of every game here (printed by `referee serve`)
+  game_referee  referee of one game
+  team_join     join link of one team (subject = team); re-issuing revokes the old link only
+  device        one joined phone (subject = team); a `devices` row points at it
+  projector     read-only public view of one game
+
+A token in the URL (`?t=...`, or `?token=...` from the terminal link) is exchanged on a GET
+for an HttpOnly cookie and the browser is redirected (303) to the same URL without it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import wraps
+from typing import Any, TypeVar, cast
+from urllib.parse import urlencode
+
+from flask import Flask, abort, current_app, g, redirect, request
+from flask_babel import gettext as _  # type: ignore[import-untyped]
+from itsdangerous import BadSignature, URLSafeSerializer
+from werkzeug.wrappers import Response
+from sqlalchemy import Engine, Table, and_, insert, select, update
+
+from referee.models import Device, Token
+from referee.store import new_id, retry_busy
+from referee.web.extensions import db
+
+tokens_t = cast(Table, Token.__table__)
+devices_t = cast(Table, Device.__table__)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+TOKEN_BYTES = 24
+TOUCH_EVERY = 60.0  # seconds between last_seen_at updates of one token
+SERVER_REFEREE_COOKIE = "referee"
+URL_TOKEN_PARAMS = ("t", "token")
+
+
+class Role(StrEnum):
+    """What a browser may do in one game."""
+
+    REFEREE = "referee"
+    TEAM = "team"
+    PROJECTOR = "projector"
+
+
+class TokenKind(StrEnum):
+    """The kind of a stored token (column `tokens.role`)."""
+
+    REFEREE = "referee"
+    GAME_REFEREE = "game_referee"
+    TEAM_JOIN = "team_join"
+    DEVICE = "device"
+    PROJECTOR = "projector"
+
+
+# Per-game cookie name prefixes; the server referee cookie is SERVER_REFEREE_COOKIE.
+_COOKIE_PREFIX = {TokenKind.GAME_REFEREE: "rg", TokenKind.DEVICE: "dv", TokenKind.PROJECTOR: "pj"}
+
+
+@dataclass(frozen=True)
+class Issued:
+    """A freshly issued token: its row id and the raw token (shown once, never stored)."""
+
+    id: int
+    token: str
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """An active (not revoked) token row."""
+
+    id: int
+    kind: TokenKind
+    game_id: str | None
+    subject: str | None
+    label: str
+    last_seen_at: float | None
+
+
+# ---------------------------------------------------------------------------------------
+# Storage (no Flask needed)
+
+
+def hash_token(raw: str) -> str:
+    """Return the sha256 hex of a raw token."""
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+def issue_token(
+    engine: Engine,
+    kind: TokenKind,
+    *,
+    game_id: str | None = None,
+    subject: str | None = None,
+    label: str = "",
+) -> Issued:
+    """Create and store (hashed) a new token; return it raw, once."""
+    raw = secrets.token_urlsafe(TOKEN_BYTES)
+
+    def run() -> Issued:
+        with engine.begin() as conn:
+            new = conn.execute(
+                insert(tokens_t).values(
+                    game_id=game_id, role=str(kind), subject=subject, token_hash=hash_token(raw),
+                    label=label, created_at=time.time(),
+                )
+            ).inserted_primary_key
+            assert new is not None
+            return Issued(int(new[0]), raw)
+
+    return retry_busy(run)
+
+
+def find_token(engine: Engine, raw: str) -> TokenInfo | None:
+    """Return the active token whose hash matches `raw`, or None."""
+    if not raw or len(raw) > 200:
+        return None
+    wanted = hash_token(raw)
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(tokens_t).where(tokens_t.c.token_hash == wanted, tokens_t.c.revoked_at.is_(None))
+        ).one_or_none()
+    if row is None or not hmac.compare_digest(row.token_hash, wanted):
+        return None
+    try:
+        kind = TokenKind(row.role)
+    except ValueError:
+        return None
+    return TokenInfo(row.id, kind, row.game_id, row.subject, row.label, row.last_seen_at)
+
+
+def touch_token(engine: Engine, info: TokenInfo, *, force: bool = False) -> None:
+    """Record that a token (and its device) was just used; at most once a minute unless forced."""
+    now = time.time()
+    if not force and info.last_seen_at is not None and now - info.last_seen_at < TOUCH_EVERY:
+        return
+
+    def run() -> None:
+        with engine.begin() as conn:
+            conn.execute(update(tokens_t).where(tokens_t.c.id == info.id).values(last_seen_at=now))
+            if info.kind is TokenKind.DEVICE:
+                conn.execute(update(devices_t).where(devices_t.c.token_id == info.id).values(last_seen_at=now))
+
+    retry_busy(run)
+
+
+def revoke_token(engine: Engine, token_id: int) -> bool:
+    """Revoke one token (and the device it belongs to); return whether it was active."""
+
+    def run() -> bool:
+        now = time.time()
+        with engine.begin() as conn:
+            done = conn.execute(
+                update(tokens_t)
+                .where(tokens_t.c.id == token_id, tokens_t.c.revoked_at.is_(None))
+                .values(revoked_at=now)
+            ).rowcount
+            conn.execute(
+                update(devices_t)
+                .where(devices_t.c.token_id == token_id, devices_t.c.revoked_at.is_(None))
+                .values(revoked_at=now)
+            )
+            return bool(done)
+
+    return retry_busy(run)
+
+
+def reissue_join_token(engine: Engine, game_id: str, team: str, *, label: str = "") -> Issued:
+    """Issue a new join link for a team, revoking its old join links; joined devices stay."""
+    raw = secrets.token_urlsafe(TOKEN_BYTES)
+
+    def run() -> Issued:
+        now = time.time()
+        with engine.begin() as conn:
+            conn.execute(
+                update(tokens_t)
+                .where(
+                    tokens_t.c.game_id == game_id,
+                    tokens_t.c.role == str(TokenKind.TEAM_JOIN),
+                    tokens_t.c.subject == team,
+                    tokens_t.c.revoked_at.is_(None),
+                )
+                .values(revoked_at=now)
+            )
+            new = conn.execute(
+                insert(tokens_t).values(
+                    game_id=game_id, role=str(TokenKind.TEAM_JOIN), subject=team,
+                    token_hash=hash_token(raw), label=label, created_at=now,
+                )
+            ).inserted_primary_key
+            assert new is not None
+            return Issued(int(new[0]), raw)
+
+    return retry_busy(run)
+
+
+def join_team(engine: Engine, join: TokenInfo, *, name: str = "") -> tuple[str, Issued]:
+    """Register a phone that used a team's join link; return (device id, its device token)."""
+    if join.kind is not TokenKind.TEAM_JOIN or join.game_id is None:
+        raise ValueError("not a team join token")
+    raw = secrets.token_urlsafe(TOKEN_BYTES)
+    device_id = new_id()
+
+    def run() -> Issued:
+        now = time.time()
+        with engine.begin() as conn:
+            new = conn.execute(
+                insert(tokens_t).values(
+                    game_id=join.game_id, role=str(TokenKind.DEVICE), subject=join.subject,
+                    token_hash=hash_token(raw), label=name, created_at=now, last_seen_at=now,
+                )
+            ).inserted_primary_key
+            assert new is not None
+            conn.execute(
+                insert(devices_t).values(
+                    id=device_id, game_id=join.game_id, token_id=int(new[0]), name=name,
+                    created_at=now, last_seen_at=now,
+                )
+            )
+            conn.execute(update(tokens_t).where(tokens_t.c.id == join.id).values(last_seen_at=now))
+            return Issued(int(new[0]), raw)
+
+    return device_id, retry_busy(run)
+
+
+def revoke_device(engine: Engine, device_id: str) -> bool:
+    """Revoke one joined phone (its device token); return whether it was active."""
+    with engine.connect() as conn:
+        token_id = conn.execute(select(devices_t.c.token_id).where(devices_t.c.id == device_id)).scalar()
+    return token_id is not None and revoke_token(engine, int(token_id))
+
+
+def issue_server_referee_token(engine: Engine, *, label: str = "terminal") -> str:
+    """Issue the server referee token for the terminal link.
+
+    Like Jupyter, each `referee serve` prints a fresh link. Earlier terminal tokens that were
+    never used are revoked; ones already exchanged for a cookie stay valid, so a restart
+    does not lock the referee's browser out.
+    """
+    raw = secrets.token_urlsafe(TOKEN_BYTES)
+
+    def run() -> None:
+        now = time.time()
+        with engine.begin() as conn:
+            conn.execute(
+                update(tokens_t)
+                .where(
+                    and_(
+                        tokens_t.c.role == str(TokenKind.REFEREE),
+                        tokens_t.c.revoked_at.is_(None),
+                        tokens_t.c.last_seen_at.is_(None),
+                    )
+                )
+                .values(revoked_at=now)
+            )
+            conn.execute(
+                insert(tokens_t).values(
+                    game_id=None, role=str(TokenKind.REFEREE), subject=None,
+                    token_hash=hash_token(raw), label=label, created_at=now,
+                )
+            )
+
+    retry_busy(run)
+    return raw
+
+
+# ---------------------------------------------------------------------------------------
+# Pilot slips: signed, not secret
+
+
+def _slip_serializer() -> URLSafeSerializer:
+    return URLSafeSerializer(current_app.secret_key, salt="slip")  # type: ignore[arg-type]
+
+
+def make_slip(game_id: str, order_id: str) -> str:
+    """Return the signed payload of a pilot's QR order slip."""
+    return str(_slip_serializer().dumps({"g": game_id, "o": order_id}))
+
+
+def read_slip(slip: str) -> tuple[str, str] | None:
+    """Return (game_id, order_id) of a genuine slip, or None."""
+    try:
+        data = _slip_serializer().loads(slip)
+    except BadSignature:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("g"), str) or not isinstance(data.get("o"), str):
+        return None
+    return data["g"], data["o"]
+
+
+# ---------------------------------------------------------------------------------------
+# Rate limit of failed token lookups
+
+
+class FailureLimiter:
+    """At most `limit` failures per key in a sliding `window` of seconds (in-process)."""
+
+    def __init__(self, limit: int = 20, window: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+        """Set the limit, the window and the clock (injectable for tests)."""
+        self.limit = limit
+        self.window = window
+        self.clock = clock
+        self._fails: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, key: str, now: float) -> deque[float]:
+        fails = self._fails.setdefault(key, deque())
+        while fails and now - fails[0] >= self.window:
+            fails.popleft()
+        return fails
+
+    def blocked(self, key: str) -> bool:
+        """Tell whether `key` has used up its failures."""
+        with self._lock:
+            blocked = len(self._recent(key, self.clock())) >= self.limit
+            if not self._fails[key]:
+                del self._fails[key]
+            return blocked
+
+    def fail(self, key: str) -> None:
+        """Count one failure of `key`."""
+        with self._lock:
+            now = self.clock()
+            self._recent(key, now).append(now)
+            if len(self._fails) > 10_000:  # forget idle keys so memory stays bounded
+                for k in [k for k, d in self._fails.items() if not d or now - d[-1] >= self.window]:
+                    del self._fails[k]
+
+
+def limiter() -> FailureLimiter:
+    """The current app's failure limiter."""
+    return cast(FailureLimiter, current_app.extensions["referee.limiter"])
+
+
+def _client_key() -> str:
+    return request.remote_addr or "?"
+
+
+# ---------------------------------------------------------------------------------------
+# Request side: cookies, roles, guards
+
+
+def cookie_name(kind: TokenKind, game_id: str | None) -> str:
+    """Return the cookie that holds a token of `kind` (for a game)."""
+    if kind is TokenKind.REFEREE:
+        return SERVER_REFEREE_COOKIE
+    if kind is TokenKind.TEAM_JOIN:
+        kind = TokenKind.DEVICE  # a join link is exchanged for a device token
+    return f"{_COOKIE_PREFIX[kind]}_{game_id}"
+
+
+def _cookie_token(name: str, kind: TokenKind, game_id: str | None) -> TokenInfo | None:
+    """Resolve a token cookie once per request; a bad one counts as a failure and is cleared."""
+    cache: dict[str, TokenInfo | None] = g.setdefault("referee_tokens", {})
+    if name in cache:
+        return cache[name]
+    raw = request.cookies.get(name)
+    info: TokenInfo | None = None
+    if raw and not limiter().blocked(_client_key()):
+        info = find_token(db.engine, raw)
+        if info is None or info.kind is not kind or info.game_id != game_id:
+            info = None
+            limiter().fail(_client_key())
+            g.setdefault("referee_clear_cookies", set()).add(name)
+        else:
+            touch_token(db.engine, info)
+    cache[name] = info
+    return info
+
+
+def is_server_referee() -> bool:
+    """Tell whether this browser holds the server referee cookie."""
+    return _cookie_token(SERVER_REFEREE_COOKIE, TokenKind.REFEREE, None) is not None
+
+
+def current_roles(game_id: str) -> set[Role]:
+    """Return the roles this browser's cookies grant in one game."""
+    roles: set[Role] = set()
+    if is_server_referee() or _cookie_token(cookie_name(TokenKind.GAME_REFEREE, game_id), TokenKind.GAME_REFEREE, game_id):
+        roles |= {Role.REFEREE, Role.PROJECTOR}
+    if _cookie_token(cookie_name(TokenKind.PROJECTOR, game_id), TokenKind.PROJECTOR, game_id):
+        roles.add(Role.PROJECTOR)
+    if current_team(game_id) is not None:
+        roles.add(Role.TEAM)
+    return roles
+
+
+def current_team(game_id: str) -> str | None:
+    """Return the team this browser's device joined in a game, or None."""
+    info = _cookie_token(cookie_name(TokenKind.DEVICE, game_id), TokenKind.DEVICE, game_id)
+    return info.subject if info is not None else None
+
+
+def current_device_id(game_id: str) -> str | None:
+    """Return the id of this browser's joined device in a game, or None."""
+    info = _cookie_token(cookie_name(TokenKind.DEVICE, game_id), TokenKind.DEVICE, game_id)
+    if info is None:
+        return None
+    with db.engine.connect() as conn:
+        device = conn.execute(select(devices_t.c.id).where(devices_t.c.token_id == info.id)).scalar()
+    return str(device) if device is not None else None
+
+
+def require_referee(game_id: str | None = None) -> None:
+    """Abort with 403 unless this browser is the server referee or the referee of `game_id`."""
+    if is_server_referee():
+        return
+    if game_id is not None and Role.REFEREE in current_roles(game_id):
+        return
+    abort(403, description=_("Only the referee may do this."))
+
+
+def require_team(game_id: str) -> str:
+    """Return the team of this browser's device in a game; abort with 403 if it joined none."""
+    team = current_team(game_id)
+    if team is None:
+        abort(403, description=_("This phone has not joined a team of this game."))
+    return team
+
+
+def referee_required(view: F) -> F:
+    """Decorate a view so that only a referee (of the view's `game_id`, if any) reaches it."""
+
+    @wraps(view)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        require_referee(kwargs.get("game_id"))
+        return view(*args, **kwargs)
+
+    return cast(F, wrapped)
+
+
+def set_token_cookie(response: Response, name: str, raw: str) -> None:
+    """Set a capability cookie: HttpOnly, SameSite=Lax, Path=/, Secure on https."""
+    response.set_cookie(
+        name,
+        raw,
+        max_age=int(current_app.config["TOKEN_COOKIE_MAX_AGE"]),
+        path="/",
+        secure=request.is_secure,
+        httponly=True,
+        samesite="Lax",
+    )
+
+
+def _url_without_token() -> str:
+    args = [(k, v) for k, v in request.args.items(multi=True) if k not in URL_TOKEN_PARAMS]
+    return request.path + ("?" + urlencode(args) if args else "")
+
+
+def exchange_url_token() -> Response | None:
+    """before_request: swap a `?t=`/`?token=` for a cookie and redirect (303) without it."""
+    if request.method not in ("GET", "HEAD"):
+        return None
+    raw = next((request.args[p] for p in URL_TOKEN_PARAMS if request.args.get(p)), None)
+    if raw is None:
+        return None
+    key = _client_key()
+    if limiter().blocked(key):
+        abort(429, description=_("Too many wrong links from this device. Wait a minute and try again."))
+    info = find_token(db.engine, raw)
+    if info is None:
+        limiter().fail(key)
+        abort(403, description=_("This link is not valid any more. Ask the referee for a new one."))
+    response = redirect(_url_without_token(), code=303)
+    response.headers["Cache-Control"] = "no-store"
+    if info.kind is TokenKind.TEAM_JOIN:
+        assert info.game_id is not None
+        if current_team(info.game_id) != info.subject:
+            _device_id, device = join_team(db.engine, info)
+            set_token_cookie(response, cookie_name(TokenKind.DEVICE, info.game_id), device.token)
+        return response
+    touch_token(db.engine, info, force=True)
+    set_token_cookie(response, cookie_name(info.kind, info.game_id), raw)
+    return response
+
+
+def clear_bad_cookies(response: Response) -> Response:
+    """after_request: delete the token cookies that failed to resolve in this request."""
+    for name in g.get("referee_clear_cookies", ()):
+        response.delete_cookie(name, path="/", secure=request.is_secure, httponly=True, samesite="Lax")
+    return response
+
+
+def init_app(app: Flask) -> None:
+    """Install the limiter and the token exchange hooks on an app."""
+    app.extensions["referee.limiter"] = FailureLimiter(
+        limit=int(app.config["TOKEN_FAILURES_PER_MINUTE"]), window=60.0
+    )
+    app.before_request(exchange_url_token)
+    app.after_request(clear_bad_cookies)

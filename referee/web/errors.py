@@ -1,0 +1,84 @@
+"""Error handlers: JSON under /api/, a friendly page elsewhere, never a traceback."""
+
+from __future__ import annotations
+
+from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
+from flask_babel import gettext as _  # type: ignore[import-untyped]
+from werkzeug.exceptions import HTTPException, InternalServerError, ServiceUnavailable
+
+from referee.rules.errors import MalformedAction, RulesError
+from referee.store import GameNotFound, StoreBusy
+
+
+def _slug(exc: HTTPException) -> str:
+    return str(exc.name or "error").lower().replace(" ", "_").replace("'", "")
+
+
+def wants_json() -> bool:
+    """Tell whether the current request is an API request (path under /api/)."""
+    return request.path.startswith("/api/") or request.path == "/api"
+
+
+def _friendly(code: int) -> str:
+    messages: dict[int, str] = {
+        400: _("The request could not be understood."),
+        403: _("You may not open this page."),
+        404: _("This page does not exist."),
+        405: _("This page cannot be used like that."),
+        429: _("Too many attempts. Wait a minute and try again."),
+        500: _("Something went wrong on the referee's computer."),
+        503: _("The referee's computer is busy. Try again in a moment."),
+    }
+    return str(messages.get(code, _("Something went wrong.")))
+
+
+def _render(code: int, slug: str, message: str) -> Response:
+    if wants_json():
+        return make_response(jsonify({"error": slug, "message": message, "status": code}), code)
+    try:
+        return make_response(render_template("error.html", code=code, message=message), code)
+    except Exception:  # a broken template must not turn an error page into a traceback
+        current_app.logger.exception("error page failed to render")
+        return make_response((f"{code}: {message}", code, {"Content-Type": "text/plain; charset=utf-8"}))
+
+
+def handle_http_error(exc: HTTPException) -> Response:
+    """Render an HTTP error as JSON (API) or the error page; keep its headers (Retry-After, Allow)."""
+    code = exc.code or 500
+    # Werkzeug's stock English descriptions are replaced by our translated ones.
+    own = exc.description and exc.description != type(exc).description
+    response = _render(code, _slug(exc), str(exc.description) if own else _friendly(code))
+    for key, value in exc.get_headers():
+        if key.lower() != "content-type":
+            response.headers[key] = value
+    return response
+
+
+def handle_rules_error(exc: RulesError) -> Response:
+    """A rules refusal: 422 if malformed, else 409, with the core's error code."""
+    code = 422 if isinstance(exc, MalformedAction) else 409
+    return _render(code, exc.code, exc.message)
+
+
+def handle_store_error(exc: Exception) -> Response:
+    """Store failures a user may see: unknown game (404) or a database still busy (503)."""
+    if isinstance(exc, GameNotFound):
+        return _render(404, "not_found", _friendly(404))
+    return handle_http_error(ServiceUnavailable(_friendly(503), retry_after=1))
+
+
+def handle_unexpected(exc: Exception) -> Response:
+    """Any other exception: log it with its traceback, answer a plain 500."""
+    if isinstance(exc, HTTPException):
+        return handle_http_error(exc)
+    current_app.logger.exception("unhandled error on %s %s", request.method, request.path)
+    return handle_http_error(InternalServerError(_friendly(500)))
+
+
+def init_app(app: Flask) -> None:
+    """Register the error handlers on an app."""
+    app.register_error_handler(HTTPException, handle_http_error)
+    app.register_error_handler(RulesError, handle_rules_error)
+    app.register_error_handler(GameNotFound, handle_store_error)
+    app.register_error_handler(StoreBusy, handle_store_error)
+    app.register_error_handler(Exception, handle_unexpected)

@@ -1,0 +1,59 @@
+"""Languages: Czech (home language) and English; the choice lives in a `lang` cookie."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, current_app, redirect, request
+from flask_babel import get_locale  # type: ignore[import-untyped]
+from werkzeug.wrappers import Response
+
+from referee.web.extensions import babel
+
+bp = Blueprint("i18n", __name__)
+
+LANG_COOKIE = "lang"
+
+
+def languages() -> list[str]:
+    """Return the configured language codes, the default one first."""
+    return list(current_app.config["LANGUAGES"])
+
+
+def select_locale() -> str:
+    """Pick the locale: the `lang` cookie, else the browser's Accept-Language, else the default."""
+    langs = languages()
+    chosen = request.cookies.get(LANG_COOKIE)
+    if chosen in langs:
+        return str(chosen)
+    best = request.accept_languages.best_match(langs)
+    return best or str(current_app.config["BABEL_DEFAULT_LOCALE"])
+
+
+def current_lang() -> str:
+    """Return the language code of the current request (for <html lang>)."""
+    locale = get_locale()
+    return locale.language if locale is not None else str(current_app.config["BABEL_DEFAULT_LOCALE"])
+
+
+def _safe_next(target: str | None) -> str:
+    """Only a same-site path is a valid place to go back to (no open redirect)."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target
+
+
+@bp.get("/lang/<code>")
+def set_language(code: str) -> Response:
+    """Remember the chosen language in a cookie and go back to `?next=` (or home)."""
+    response = redirect(_safe_next(request.args.get("next")), code=303)
+    if code in languages():
+        response.set_cookie(
+            LANG_COOKIE, code, max_age=365 * 24 * 3600, path="/", samesite="Lax", secure=request.is_secure
+        )
+    return response
+
+
+def init_app(app: Flask) -> None:
+    """Bind Flask-Babel with our locale selector and register the /lang route."""
+    babel.init_app(app, locale_selector=select_locale)
+    app.jinja_env.globals["current_lang"] = current_lang
+    app.register_blueprint(bp)
