@@ -1,0 +1,221 @@
+"""The `referee` command: `referee serve` starts everything on the laptop with one command."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import sys
+from typing import Any
+
+import click
+from flask import Flask
+
+# Candidate private addresses for the routing-table trick in lan_ipv4(): one per private range,
+# so whichever range the club's Wi-Fi uses has a route even with no internet (no default route).
+_PROBE_ADDRESSES = ("10.254.254.254", "192.168.254.254", "172.31.254.254")
+
+
+def lan_ipv4() -> str:
+    """Return this machine's LAN IPv4 address (127.0.0.1 if it has none).
+
+    A UDP socket's connect() only asks the kernel's routing table which local address would
+    be used: it sends NOTHING on the network. If no probe has a route, fall back to the
+    addresses the host name resolves to.
+    """
+    for probe in _PROBE_ADDRESSES:
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))  # UDP connect: no packet leaves the machine
+                address = str(s.getsockname()[0])
+        except OSError:
+            continue
+        if _usable(address):
+            return address
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+    except OSError:
+        infos = []
+    for info in infos:
+        address = str(info[4][0])
+        if _usable(address):
+            return address
+    return "127.0.0.1"
+
+
+def _usable(address: str) -> bool:
+    ip = ipaddress.ip_address(address)
+    return not (ip.is_loopback or ip.is_unspecified or ip.is_link_local)
+
+
+def referee_link(host: str, port: int, token: str) -> str:
+    """Return the referee's start link: the LAN address when serving on every interface."""
+    if host in ("0.0.0.0", "::", ""):
+        host = lan_ipv4()
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}/?token={token}"
+
+
+def print_link(url: str) -> None:
+    """Print the link and the same link as a QR code that works in a plain terminal."""
+    import qrcode  # type: ignore[import-untyped]
+
+    click.echo("")
+    click.echo("  Referee / Rozhodčí:  " + url)
+    click.echo("  (open it on the referee's device; the token in it makes that browser the referee)")
+    qr = qrcode.QRCode(border=2, error_correction=qrcode.constants.ERROR_CORRECT_L)
+    qr.add_data(url)
+    qr.make(fit=True)
+    try:
+        # Half-block characters: two QR rows per text line; inverted reads well on dark terminals.
+        qr.print_ascii(out=sys.stdout, invert=True)
+    except UnicodeEncodeError:
+        # A terminal without UTF-8 (old Windows code page): plain '#' blocks still scan.
+        for row in qr.get_matrix():
+            click.echo("".join("  " if cell else "##" for cell in row))
+    sys.stdout.flush()
+
+
+def _make_app(instance_path: str | None, database_url: str | None, redis_url: str | None) -> Flask:
+    """Create the app (which migrates the database) with the CLI's overrides."""
+    from referee.web import create_app
+
+    return create_app(
+        instance_path=instance_path,
+        overrides={"DATABASE_URL": database_url, "REDIS_URL": redis_url},
+    )
+
+
+def _issue_link(app: Flask, host: str, port: int) -> str:
+    from referee.web.auth import issue_server_referee_token
+    from referee.web.extensions import engine_of
+
+    return referee_link(host, port, issue_server_referee_token(engine_of(app)))
+
+
+@click.group()
+@click.version_option(package_name="referee")
+def main() -> None:
+    """Referee and scorekeeping for live team games."""
+
+
+# The lead adds the `rules` and `sea` command groups here (main.add_command(...)).
+
+
+_instance_option = click.option(
+    "--instance-path", envvar="REFEREE_INSTANCE_PATH", type=click.Path(file_okay=False),
+    help="Folder for the database, secret key and instance referee.toml.",
+)
+_database_option = click.option(
+    "--database-url", envvar="REFEREE_DATABASE_URL", help="SQLAlchemy URL; default SQLite in the instance folder."
+)
+_redis_option = click.option(
+    "--redis-url", envvar="REFEREE_REDIS_URL", help="Redis URL for the Socket.IO message queue (scale-out)."
+)
+
+
+@main.command()
+@click.option("--host", envvar="REFEREE_HOST", default="0.0.0.0", show_default=True, help="Address to listen on.")
+@click.option("--port", envvar="REFEREE_PORT", default=5000, show_default=True, type=int, help="Port to listen on.")
+@_database_option
+@_redis_option
+@_instance_option
+@click.option(
+    "--server", type=click.Choice(["auto", "gunicorn", "werkzeug"]), default="auto", show_default=True,
+    help="auto: gunicorn (threaded worker) where available, else Werkzeug's threaded server.",
+)
+@click.option("--threads", default=100, show_default=True, type=int, help="Worker threads (one per open websocket).")
+def serve(
+    host: str, port: int, database_url: str | None, redis_url: str | None, instance_path: str | None,
+    server: str, threads: int,
+) -> None:
+    """Migrate the database, print the referee link and its QR code, and serve."""
+    app = _make_app(instance_path, database_url, redis_url)
+    click.echo(f"  Instance folder: {app.instance_path}")
+    print_link(_issue_link(app, host, port))
+    use_gunicorn = server == "gunicorn" or (server == "auto" and _gunicorn_available())
+    if use_gunicorn:
+        _run_gunicorn(app, host, port, threads)
+    else:
+        _run_werkzeug(app, host, port)
+
+
+@main.command()
+@click.option("--host", envvar="REFEREE_HOST", default="0.0.0.0", show_default=True)
+@click.option("--port", envvar="REFEREE_PORT", default=5000, show_default=True, type=int)
+@_database_option
+@_instance_option
+def link(host: str, port: int, database_url: str | None, instance_path: str | None) -> None:
+    """Print a fresh referee link and QR code without starting the server."""
+    app = _make_app(instance_path, database_url, None)
+    print_link(_issue_link(app, host, port))
+
+
+def _gunicorn_available() -> bool:
+    if os.name != "posix":
+        return False
+    try:
+        import gunicorn  # type: ignore[import-untyped]  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _run_werkzeug(app: Flask, host: str, port: int) -> None:
+    """Serve with Werkzeug's threaded server (one thread per connection; fine for a club)."""
+    from referee.web.extensions import socketio
+
+    socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, debug=False, use_reloader=False)
+
+
+def _run_gunicorn(app: Flask, host: str, port: int, threads: int) -> None:
+    """Serve with gunicorn's threaded worker, as Flask-SocketIO recommends with simple-websocket.
+
+    One worker only: Socket.IO needs sticky sessions; scale out with more servers, a load
+    balancer and REDIS_URL instead. Each open websocket holds one thread.
+    """
+    from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
+
+    from referee.web.extensions import engine_of
+
+    bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+    def post_fork(_server: Any, _worker: Any) -> None:
+        # Connections opened before the fork (migrations) must not be shared with the child.
+        engine_of(app).dispose(close=False)
+
+    options: dict[str, Any] = {
+        "bind": bind,
+        "workers": 1,
+        "worker_class": "gthread",
+        "threads": threads,
+        "timeout": 60,
+        "graceful_timeout": 5,
+        "keepalive": 5,
+        "accesslog": None,
+        "errorlog": "-",
+        "loglevel": "info",
+        "post_fork": post_fork,
+        # gunicorn >= 24 opens a control socket in ~/.gunicorn; a laptop app needs none.
+        "control_socket_disable": True,
+    }
+
+    class Server(BaseApplication):  # type: ignore[misc]
+        """gunicorn running the already-created app."""
+
+        def load_config(self) -> None:
+            """Hand our options to gunicorn."""
+            for key, value in options.items():
+                if key in self.cfg.settings:  # skip settings an older gunicorn lacks
+                    self.cfg.set(key, value)
+
+        def load(self) -> Flask:
+            """Return the WSGI app."""
+            return app
+
+    Server().run()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
