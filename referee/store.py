@@ -17,7 +17,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
@@ -206,6 +206,15 @@ def migrate(engine: Engine) -> None:
     retry_busy(run)
 
 
+@contextmanager
+def reading(engine: Engine) -> Iterator[Connection]:
+    """A read-only transaction: DEFERRED on SQLite, so it never takes the write lock."""
+    with engine.connect() as conn:
+        conn = conn.execution_options(referee_readonly=True)
+        with conn.begin():
+            yield conn
+
+
 def new_id(nbytes: int = 9) -> str:
     """Return an opaque random URL-safe id (12 characters for 9 bytes)."""
     return secrets.token_urlsafe(nbytes)
@@ -265,13 +274,9 @@ class Store:
             {"seq": row.seq, "kind": row.kind, "data": json.loads(row.data), "at": row.at, "by": row.by},
         )
 
-    @contextmanager
-    def _read(self) -> Iterator[Connection]:
+    def _read(self) -> AbstractContextManager[Connection]:
         """A read-only transaction (DEFERRED on SQLite)."""
-        with self.engine.connect() as conn:
-            conn = conn.execution_options(referee_readonly=True)
-            with conn.begin():
-                yield conn
+        return reading(self.engine)
 
     def _game_row(self, conn: Connection, game_id: str, *, lock: bool) -> Any:
         stmt = select(games_t).where(games_t.c.id == game_id)

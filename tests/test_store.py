@@ -23,6 +23,7 @@ from referee.store import (
     is_busy_error,
     make_engine,
     migrate,
+    reading,
     retry_busy,
 )
 
@@ -406,4 +407,26 @@ def test_sqlite_write_transactions_begin_immediate(tmp_path: Path) -> None:
                 other.execute("BEGIN IMMEDIATE")
             other.close()
     finally:
+        engine.dispose()
+
+
+def test_sqlite_reads_do_not_wait_for_writers(tmp_path: Path, mode: CounterMode) -> None:
+    """Loads and reads stay DEFERRED: they work while another connection holds the write lock."""
+    import sqlite3
+
+    path = tmp_path / "read.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    migrate(engine)
+    store = Store(engine)
+    gid = store.create_game("counter", {"start": 2}, at=0.0, by="referee").game_id
+    store.forget()
+    writer = sqlite3.connect(path, isolation_level=None)
+    try:
+        writer.execute("BEGIN IMMEDIATE")
+        assert store.load(gid)[0].total == 2
+        with reading(engine) as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM games").scalar() == 1
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
         engine.dispose()

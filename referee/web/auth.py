@@ -36,7 +36,7 @@ from werkzeug.wrappers import Response
 from sqlalchemy import Engine, Table, and_, insert, select, update
 
 from referee.models import Device, Token
-from referee.store import new_id, retry_busy
+from referee.store import new_id, reading, retry_busy
 from referee.web.extensions import db
 
 tokens_t = cast(Table, Token.__table__)
@@ -131,7 +131,7 @@ def find_token(engine: Engine, raw: str) -> TokenInfo | None:
     if not raw or len(raw) > 200:
         return None
     wanted = hash_token(raw)
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         row = conn.execute(
             select(tokens_t).where(tokens_t.c.token_hash == wanted, tokens_t.c.revoked_at.is_(None))
         ).one_or_none()
@@ -240,7 +240,7 @@ def join_team(engine: Engine, join: TokenInfo, *, name: str = "") -> tuple[str, 
 
 def revoke_device(engine: Engine, device_id: str) -> bool:
     """Revoke one joined phone (its device token); return whether it was active."""
-    with engine.connect() as conn:
+    with reading(engine) as conn:
         token_id = conn.execute(select(devices_t.c.token_id).where(devices_t.c.id == device_id)).scalar()
     return token_id is not None and revoke_token(engine, int(token_id))
 
@@ -411,7 +411,7 @@ def current_device_id(game_id: str) -> str | None:
     info = _cookie_token(cookie_name(TokenKind.DEVICE, game_id), TokenKind.DEVICE, game_id)
     if info is None:
         return None
-    with db.engine.connect() as conn:
+    with reading(db.engine) as conn:
         device = conn.execute(select(devices_t.c.id).where(devices_t.c.token_id == info.id)).scalar()
     return str(device) if device is not None else None
 

@@ -7,6 +7,7 @@ from sqlalchemy import text
 from werkzeug.wrappers import Response
 
 from referee import __version__
+from referee.store import reading
 from referee.web.auth import is_server_referee
 from referee.web.extensions import db
 
@@ -23,7 +24,7 @@ def index() -> str:
 def health() -> tuple[Response, int]:
     """Report whether the app and its database answer."""
     try:
-        with db.engine.connect() as conn:
+        with reading(db.engine) as conn:
             conn.execute(text("SELECT 1"))
     except Exception:
         return jsonify({"ok": False, "version": __version__}), 503
