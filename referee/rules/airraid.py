@@ -1,0 +1,1653 @@
+"""The live air-raid game: rounds, orders, corridors, dogfights, bombings, as a pure event fold.
+
+The module's surface, shared by every game mode:
+
+- `create(action, at, by)` starts a game; `apply(state, action, at, by)` checks an action and
+  returns the new state and its events; `fold(state, event)` applies a stored event;
+  `replay(events)` rebuilds a state from a log.
+- `legal_actions(state, role)` lists what a role may do now; the same checks drive `apply`.
+- `view_for(state, role, now)` is the only place secrets are stripped.
+- `outcome(state)` tells who won, if anyone has.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from .errors import GameOver, IllegalAction, MalformedAction, NotYourTurn, RulesError, StaleVersion
+from .events import CLOCK, JSON, REFEREE, Event, Role, Throw, decode, encode, parse_throws
+from .grid import Grid, Square
+from .ruleset import AirRaidRuleset, ruleset_from_dict
+from .sea import Ship, ship_labels, check_fleet
+
+MODE = "airraid"
+TEAMS = ("A", "B")
+FIGHTER, BOMBER = "fighter", "bomber"
+PLANE_KINDS = (FIGHTER, BOMBER)
+IN_AIR = ("airborne", "bombing")
+MAX_NAME = 40
+_COLOUR = re.compile(r"^#[0-9A-Fa-f]{6}$")
+
+
+def other(team: str) -> str:
+    """Return the other team's id."""
+    return "B" if team == "A" else "A"
+
+
+# --- State ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Order:
+    """A pilot's order for one round: the plane, the corridor, the take-off position, the target."""
+
+    id: str
+    round: int
+    team: str
+    pilot: str
+    kind: str
+    ship: str
+    corridor: str
+    position: int
+    target: Square | None = None
+    status: str = "planned"  # planned → airborne → (bombing →) landed | shot_down
+    landed_on: str | None = None
+    shot_down_by: str | None = None
+
+    def label(self) -> str:
+        """Name the plane as pilots call it in the corridor: team letter and take-off position."""
+        return f"{self.team}{self.position}"
+
+
+@dataclass
+class DuelResult:
+    """A dogfight as decided: the throws, any pass or continue choice, and who was shot down."""
+
+    corridor: str
+    a: str
+    b: str
+    throws: list[Throw]
+    choice: str | None
+    passed: bool
+    shot_down: str | None
+    seq: int
+    by: str
+
+
+@dataclass
+class Report:
+    """A pilot's report of a dogfight, waiting for the other pilot or the referee to confirm."""
+
+    by: str
+    seq: int
+    result: DuelResult
+
+
+@dataclass
+class Bombing:
+    """A bomber at the enemy base: what the sea answered, and how the fight went."""
+
+    order: str
+    target: Square
+    answer: str  # water | fight | already_hit
+    ship: str | None
+    seq: int
+    throws: list[Throw] = field(default_factory=list)
+    choice: str | None = None
+    result: str | None = None  # water | already_hit | hit | left | shot_down
+    sunk: bool = False
+
+
+@dataclass
+class Timer:
+    """The round's clock: an absolute deadline while running, the time left while paused."""
+
+    seconds: float
+    deadline: float | None = None
+    remaining: float | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+
+    def left(self, now: float) -> float:
+        """Return the seconds left at a moment, never below zero."""
+        if self.deadline is not None:
+            return max(0.0, self.deadline - now)
+        if self.remaining is not None:
+            return max(0.0, self.remaining)
+        return float(self.seconds)
+
+    @property
+    def running(self) -> bool:
+        """Tell whether the clock is counting down."""
+        return self.deadline is not None
+
+
+@dataclass
+class Round:
+    """One numbered round: planning, then airborne, then closed."""
+
+    number: int
+    timer: Timer
+    phase: str = "planning"
+    defenders: dict[str, str] = field(default_factory=dict)
+    orders: dict[str, Order] = field(default_factory=dict)
+    serial: dict[str, int] = field(default_factory=dict)
+    duels: dict[str, DuelResult] = field(default_factory=dict)
+    reports: dict[str, list[Report]] = field(default_factory=dict)
+    conflicts: dict[str, list[Report]] = field(default_factory=dict)
+    bombings: dict[str, Bombing] = field(default_factory=dict)
+
+
+@dataclass
+class Trophy:
+    """A plane shot down, held by whoever shot it: a pilot and their team, or a ship's team."""
+
+    plane_team: str
+    kind: str
+    holder_team: str
+    holder: str
+    round: int
+    order: str
+
+
+@dataclass
+class Team:
+    """One team: its roster, its sea and fleet, its planes on ships and its losses."""
+
+    id: str
+    name: str
+    colour: str
+    players: list[str]
+    size: int
+    fleet: tuple[str, ...]
+    ships: list[Ship] = field(default_factory=list)
+    locked: bool = False
+    hits: set[Square] = field(default_factory=set)
+    shots: dict[str, str] = field(default_factory=dict)
+    stock: dict[str, dict[str, int]] = field(default_factory=dict)
+    lost: dict[str, int] = field(default_factory=lambda: {FIGHTER: 0, BOMBER: 0})
+    start_planes: dict[str, int] = field(default_factory=lambda: {FIGHTER: 0, BOMBER: 0})
+    sunk: list[str] = field(default_factory=list)
+
+    def ship(self, ship_id: str) -> Ship | None:
+        """Return a ship by its letter."""
+        return next((s for s in self.ships if s.id == ship_id), None)
+
+    def afloat(self) -> list[Ship]:
+        """Return the ships not yet sunk."""
+        return [s for s in self.ships if s.id not in self.sunk]
+
+    def floating_squares(self) -> int:
+        """Count the squares of floating ships not yet hit."""
+        return sum(len(s.squares - self.hits) for s in self.afloat())
+
+
+@dataclass
+class Outcome:
+    """How the game ended: the winner (None for a draw), why, and in words."""
+
+    winner: str | None
+    reason: str
+    detail: str
+    seq: int
+
+
+@dataclass
+class State:
+    """The whole game, as the fold of its events."""
+
+    ruleset_raw: dict[str, Any]
+    teams: dict[str, Team]
+    round_seconds: int
+    phase: str = "setup"  # setup → playing → over
+    rounds: list[Round] = field(default_factory=list)
+    trophies: list[Trophy] = field(default_factory=list)
+    outcome: Outcome | None = None
+    version: int = 0
+    log: tuple[Event, ...] = ()
+    voided: dict[int, str] = field(default_factory=dict)
+    skipped: dict[int, str] = field(default_factory=dict)
+    notes: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    ruleset: AirRaidRuleset = field(default=None, metadata={"encode": False})  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.ruleset is None:
+            self.ruleset = ruleset_from_dict(self.ruleset_raw)
+
+    @property
+    def round(self) -> Round | None:
+        """Return the current round, if the game has started."""
+        return self.rounds[-1] if self.rounds else None
+
+    def grid(self, team: str) -> Grid:
+        """Return the grid of a team's sea."""
+        return self.ruleset.grid(self.teams[team].size)
+
+    def order(self, order_id: str) -> Order | None:
+        """Find an order of any round by its id."""
+        for rnd in reversed(self.rounds):
+            if order_id in rnd.orders:
+                return rnd.orders[order_id]
+        return None
+
+
+# --- Helpers for checking action data --------------------------------------------------------
+
+
+class Fields:
+    """Read an action's fields strictly: unknown fields and wrong types are refused."""
+
+    def __init__(self, data: Mapping[str, Any], allowed: Iterable[str]) -> None:
+        if not isinstance(data, Mapping):
+            raise MalformedAction("an action is a JSON object")
+        unknown = sorted(set(data) - set(allowed) - {"type"})
+        if unknown:
+            raise MalformedAction(f"unknown field {unknown[0]!r} in {data.get('type')!r}")
+        self.data = data
+
+    def text(self, key: str, *, optional: bool = False, limit: int = 200) -> str:
+        """Return a non-empty string field."""
+        value = self.data.get(key)
+        if value is None and optional:
+            return ""
+        if not isinstance(value, str) or not value.strip():
+            raise MalformedAction(f"{key} must be non-empty text")
+        if len(value) > limit:
+            raise MalformedAction(f"{key} is longer than {limit} characters")
+        return value.strip()
+
+    def choice(self, key: str, options: Sequence[str], *, optional: bool = False) -> str | None:
+        """Return a field that must be one of some options."""
+        value = self.data.get(key)
+        if value is None and optional:
+            return None
+        if value not in options:
+            raise MalformedAction(f"{key} must be one of {', '.join(options)}, not {value!r}")
+        return str(value)
+
+    def integer(self, key: str, *, optional: bool = False, low: int = -10**9, high: int = 10**9) -> int | None:
+        """Return a whole-number field within bounds."""
+        value = self.data.get(key)
+        if value is None and optional:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise MalformedAction(f"{key} must be a whole number, not {value!r}")
+        if not low <= value <= high:
+            raise MalformedAction(f"{key} must be between {low} and {high}, not {value}")
+        return value
+
+    def number(self, key: str, *, low: float, high: float) -> float:
+        """Return a numeric field within bounds."""
+        value = self.data.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            raise MalformedAction(f"{key} must be a number, not {value!r}")
+        if not low <= value <= high:
+            raise MalformedAction(f"{key} must be between {low} and {high}, not {value}")
+        return float(value)
+
+
+def _team_field(f: Fields) -> str:
+    team = f.data.get("team")
+    if team not in TEAMS:
+        raise MalformedAction(f"team must be A or B, not {team!r}")
+    return str(team)
+
+
+def _require(role: Role, *allowed: str, team: str | None = None) -> None:
+    """Refuse unless the role is the referee or (when allowed) the given team's base."""
+    if role.kind == "referee":
+        return
+    if "team" in allowed and role.kind == "team" and (team is None or role.subject == team):
+        return
+    if "clock" in allowed and role.kind == "clock":
+        return
+    who = "the referee" if allowed == ("referee",) else "the referee or that team"
+    raise NotYourTurn(f"only {who} may do this")
+
+
+def _players(value: Any, key: str) -> list[str]:
+    if not isinstance(value, list) or not value:
+        raise MalformedAction(f"{key} must be a list of player names")
+    names: list[str] = []
+    for name in value:
+        if not isinstance(name, str) or not name.strip():
+            raise MalformedAction(f"{key}: every player needs a name")
+        if len(name.strip()) > MAX_NAME:
+            raise MalformedAction(f"{key}: the name {name[:20]!r}… is longer than {MAX_NAME} characters")
+        if name.strip().casefold() in (n.casefold() for n in names):
+            raise MalformedAction(f"{key}: two players are called {name.strip()!r}")
+        names.append(name.strip())
+    return names
+
+
+# --- Corridors: who meets whom ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Meeting:
+    """One cell of a corridor's meeting grid: A's i-th plane against B's j-th."""
+
+    corridor: str
+    a: str
+    b: str
+    status: str  # done | due | waiting | never
+    reason: str = ""
+
+
+@dataclass
+class CorridorBoard:
+    """Everything the meeting order says about one corridor right now."""
+
+    corridor: str
+    a_planes: list[Order]
+    b_planes: list[Order]
+    meetings: list[Meeting]
+    through: list[str]  # order ids that have flown through
+
+    def meeting(self, a: str, b: str) -> Meeting | None:
+        """Find the meeting of two planes."""
+        return next((m for m in self.meetings if m.a == a and m.b == b), None)
+
+    def due(self) -> list[Meeting]:
+        """Return the meetings that can be fought now."""
+        return [m for m in self.meetings if m.status == "due"]
+
+
+def duel_key(corridor: str, a: str, b: str) -> str:
+    """Key a dogfight by its corridor and its two orders (A's first)."""
+    return f"{corridor}:{a}:{b}"
+
+
+def corridor_board(rnd: Round, corridor: str) -> CorridorBoard:
+    """Work out, from the take-off order and the results so far, who meets whom in a corridor.
+
+    Plane a_i meets b_j only if both survived all their earlier meetings; a_i meets the
+    surviving B planes in B's take-off order. Filling the grid row by row works because cell
+    (i, j) depends only on (i, j' < j) and (i' < i, j).
+    """
+    flying = [o for o in rnd.orders.values() if o.corridor == corridor and o.status != "planned"]
+    a_planes = sorted((o for o in flying if o.team == "A"), key=lambda o: o.position)
+    b_planes = sorted((o for o in flying if o.team == "B"), key=lambda o: o.position)
+    # Each plane's fate so far along its path: alive, dead (with who shot it), or unknown.
+    b_state: dict[str, str] = {b.id: "alive" for b in b_planes}
+    b_killer: dict[str, str] = {}
+    meetings: list[Meeting] = []
+    through: list[str] = []
+    for a in a_planes:
+        a_state = "alive"
+        a_killer = ""
+        for b in b_planes:
+            if a_state == "dead" or b_state[b.id] == "dead":
+                dead, killer = (a, a_killer) if a_state == "dead" else (b, b_killer[b.id])
+                meetings.append(Meeting(corridor, a.id, b.id, "never", f"{dead.label()} was shot down by {killer}"))
+                continue
+            if a_state == "unknown" or b_state[b.id] == "unknown":
+                first = a if a_state == "unknown" else b
+                meetings.append(Meeting(corridor, a.id, b.id, "waiting", f"{first.label()} must first finish its earlier dogfight"))
+                a_state = "unknown"
+                b_state[b.id] = "unknown"
+                continue
+            result = rnd.duels.get(duel_key(corridor, a.id, b.id))
+            if result is None:
+                meetings.append(Meeting(corridor, a.id, b.id, "due"))
+                a_state = "unknown"
+                b_state[b.id] = "unknown"
+                continue
+            meetings.append(Meeting(corridor, a.id, b.id, "done"))
+            if result.shot_down == a.id:
+                a_state, a_killer = "dead", b.label()
+            elif result.shot_down == b.id:
+                b_state[b.id] = "dead"
+                b_killer[b.id] = a.label()
+        if a_state == "alive":
+            through.append(a.id)
+    through.extend(b.id for b in b_planes if b_state[b.id] == "alive")
+    return CorridorBoard(corridor, a_planes, b_planes, meetings, through)
+
+
+def corridor_boards(state: State) -> list[CorridorBoard]:
+    """Return the meeting board of every corridor in the current round."""
+    rnd = state.round
+    if rnd is None:
+        return []
+    return [corridor_board(rnd, c) for c in state.ruleset.corridors]
+
+
+# --- Judging duels ---------------------------------------------------------------------------
+
+
+def judge_dogfight(kind_a: str, kind_b: str, throws: list[Throw], choice: str | None) -> tuple[str | None, bool]:
+    """Decide a dogfight between sides "A" and "B"; return (side shot down or None, passed)."""
+    decisive = [t.winner for t in throws if t.winner is not None]
+    if kind_a == kind_b:
+        if kind_a == BOMBER and choice == "pass":
+            if decisive:
+                raise MalformedAction("bombers who agree to pass throw no decisive throw")
+            return None, True
+        if choice is not None:
+            raise MalformedAction(
+                "only two bombers may agree to pass" if choice == "pass" else f"a {kind_a}-{kind_b} dogfight has no choice to make"
+            )
+        if len(decisive) != 1:
+            raise MalformedAction(f"a {kind_a}-{kind_b} dogfight takes one decisive throw, not {len(decisive)}")
+        if throws[-1].winner is None:
+            raise MalformedAction("the last throw was a tie: enter the throw again")
+        return ("B" if decisive[0] == "A" else "A"), False
+    fighter = "A" if kind_a == FIGHTER else "B"
+    bomber = "B" if fighter == "A" else "A"
+    if not decisive:
+        raise MalformedAction("enter the first throw: who won it?")
+    if decisive[0] == fighter:
+        if len(decisive) > 1 or choice is not None:
+            raise MalformedAction("the fighter won the first throw: the bomber is shot down, nothing follows")
+        return bomber, False
+    if choice is None:
+        raise MalformedAction("the fighter lost the first throw: its pilot chooses pass or continue")
+    if choice == "pass":
+        if len(decisive) > 1:
+            raise MalformedAction("the fighter passed: there is no second throw")
+        return None, True
+    if choice != "continue":
+        raise MalformedAction(f"the fighter's choice is pass or continue, not {choice!r}")
+    if len(decisive) != 2:
+        raise MalformedAction("the fighter chose to continue: enter the second throw")
+    return ("B" if decisive[1] == "A" else "A"), False
+
+
+def judge_bombing(throws: list[Throw], choice: str | None) -> str:
+    """Decide a fight of ship and bomber (sides "bomber", "ship"): hit, left or shot_down."""
+    decisive = [t.winner for t in throws if t.winner is not None]
+    if not decisive:
+        raise MalformedAction("enter the first throw: did the bomber or the ship win it?")
+    if decisive[0] == "bomber":
+        if len(decisive) > 1 or choice is not None:
+            raise MalformedAction("the bomber won the first throw: the square is hit, nothing follows")
+        return "hit"
+    if choice is None:
+        raise MalformedAction("the ship won the first throw: the bomber's pilot chooses leave or continue")
+    if choice == "leave":
+        if len(decisive) > 1:
+            raise MalformedAction("the bomber left: there is no second throw")
+        return "left"
+    if choice != "continue":
+        raise MalformedAction(f"the bomber's choice is leave or continue, not {choice!r}")
+    if len(decisive) != 2:
+        raise MalformedAction("the bomber chose to continue: enter the second throw")
+    return "hit" if decisive[1] == "bomber" else "shot_down"
+
+
+# --- Plane movements (the ledger's only writers) ----------------------------------------------
+
+
+def _note(state: State, seq: int, **effect: Any) -> None:
+    state.notes.setdefault(seq, []).append(effect)
+
+
+def _land(state: State, order: Order, seq: int) -> None:
+    """Land a plane after its sortie: on its home ship, or on another floating ship if that sank."""
+    team = state.teams[order.team]
+    home = order.ship if order.ship not in team.sunk else None
+    ship_id = home or next((s.id for s in team.afloat()), None)
+    if ship_id is None:
+        order.status = "landed"
+        order.landed_on = None
+        team.lost[order.kind] += 1
+        _note(state, seq, type="lost", team=order.team, order=order.id, why="no ship afloat to land on")
+        return
+    order.status = "landed"
+    order.landed_on = ship_id
+    team.stock[ship_id][order.kind] += 1
+    _note(state, seq, type="landed", team=order.team, order=order.id, ship=ship_id, home=ship_id == order.ship)
+
+
+def _shoot_down(state: State, order: Order, holder_team: str, holder: str, seq: int) -> None:
+    order.status = "shot_down"
+    order.shot_down_by = holder
+    rnd = state.rounds[order.round - 1]
+    state.trophies.append(Trophy(order.team, order.kind, holder_team, holder, rnd.number, order.id))
+    _note(state, seq, type="shot_down", team=order.team, order=order.id, label=order.label(), kind=order.kind, by=holder, by_team=holder_team)
+
+
+def _after_corridor(state: State, rnd: Round, corridor: str, seq: int) -> None:
+    """Send planes that have flown through on: bombers to the enemy base, fighters home."""
+    board = corridor_board(rnd, corridor)
+    for order_id in board.through:
+        order = rnd.orders[order_id]
+        if order.status != "airborne":
+            continue
+        if order.kind == BOMBER:
+            order.status = "bombing"
+            _note(state, seq, type="through", team=order.team, order=order.id, label=order.label(), corridor=corridor, kind=BOMBER)
+        else:
+            _note(state, seq, type="through", team=order.team, order=order.id, label=order.label(), corridor=corridor, kind=FIGHTER)
+            _land(state, order, seq)
+
+
+def _sink_if_done(state: State, team: Team, ship: Ship, seq: int) -> bool:
+    if ship.id in team.sunk or not ship.squares <= team.hits:
+        return False
+    team.sunk.append(ship.id)
+    lost = team.stock.pop(ship.id, {FIGHTER: 0, BOMBER: 0})
+    team.stock[ship.id] = {FIGHTER: 0, BOMBER: 0}
+    for kind in PLANE_KINDS:
+        team.lost[kind] += lost[kind]
+    grid = state.grid(team.id)
+    for s in ship.squares:
+        team.shots[grid.square_name(s)] = "sunk"
+    _note(state, seq, type="sunk", team=team.id, ship=ship.id, kind=ship.kind, squares=sorted(grid.square_name(s) for s in ship.squares), fighters_lost=lost[FIGHTER], bombers_lost=lost[BOMBER])
+    return True
+
+
+def ledger(state: State, team_id: str) -> dict[str, dict[str, int]]:
+    """Count a team's planes: on ships, in the air, lost with ships, held by the enemy as trophies."""
+    team = state.teams[team_id]
+    rows: dict[str, dict[str, int]] = {}
+    for kind in PLANE_KINDS:
+        on_ships = sum(stock[kind] for stock in team.stock.values())
+        in_air = sum(
+            1 for rnd in state.rounds for o in rnd.orders.values() if o.team == team_id and o.kind == kind and o.status in IN_AIR
+        )
+        trophies = sum(1 for t in state.trophies if t.plane_team == team_id and t.kind == kind)
+        rows[kind] = {
+            "on_ships": on_ships,
+            "in_air": in_air,
+            "lost": team.lost[kind],
+            "trophies": trophies,
+            "start": team.start_planes[kind],
+        }
+    return rows
+
+
+def ledger_balances(state: State) -> bool:
+    """Tell whether every team's planes add up to its starting total."""
+    for team_id in TEAMS:
+        for row in ledger(state, team_id).values():
+            if row["on_ships"] + row["in_air"] + row["lost"] + row["trophies"] != row["start"]:
+                return False
+    return True
+
+
+# --- End of game -----------------------------------------------------------------------------
+
+
+def _decide_by_tie_breaks(state: State, reason: str, seq: int, detail: str, at: float) -> None:
+    scores = {t: state.teams[t] for t in TEAMS}
+    for tie_break in state.ruleset.tie_breaks:
+        if tie_break == "floating_squares":
+            a, b = scores["A"].floating_squares(), scores["B"].floating_squares()
+            what = "more squares still afloat"
+        else:
+            a = sum(1 for t in state.trophies if t.holder_team == "A")
+            b = sum(1 for t in state.trophies if t.holder_team == "B")
+            what = "more trophies"
+        if a != b:
+            winner = "A" if a > b else "B"
+            _end(state, winner, reason, f"{detail}; {state.teams[winner].name} has {what} ({max(a, b)} to {min(a, b)})", seq, at)
+            return
+    _end(state, None, reason, f"{detail}; a draw", seq, at)
+
+
+def _end(state: State, winner: str | None, reason: str, detail: str, seq: int, at: float) -> None:
+    state.outcome = Outcome(winner, reason, detail, seq)
+    state.phase = "over"
+    rnd = state.round
+    if rnd is not None and rnd.phase == "airborne":
+        rnd.timer.remaining = rnd.timer.left(at)
+        rnd.timer.deadline = None
+    _note(state, seq, type="game_over", winner=winner, reason=reason, detail=detail)
+
+
+def _check_fleets(state: State, seq: int, at: float, round_closed: bool) -> None:
+    """End the game once a fleet is gone and no raid already in the air can change the result."""
+    if state.phase != "playing":
+        return
+    gone = [t for t in TEAMS if not state.teams[t].afloat()]
+    if not gone:
+        return
+    rnd = state.round
+    if not round_closed and rnd is not None and rnd.phase == "airborne" and len(gone) == 1:
+        # The raids of a sunk team's bombers still in the air may yet sink the last enemy ship.
+        loser = gone[0]
+        if any(o.team == loser and o.kind == BOMBER and o.status in IN_AIR for o in rnd.orders.values()):
+            return
+    if len(gone) == 2:
+        _decide_by_tie_breaks(state, "fleets_sunk", seq, "both fleets sank in the same round", at)
+    else:
+        winner = other(gone[0])
+        _end(state, winner, "fleet_sunk", f"{state.teams[gone[0]].name} has no ship afloat", seq, at)
+
+
+# --- Event handlers: each checks fully, then changes the state --------------------------------
+
+Handler = Callable[[State, Event, Role], None]
+HANDLERS: dict[str, Handler] = {}
+
+
+def handler(kind: str) -> Callable[[Handler], Handler]:
+    """Register the handler of one event kind."""
+
+    def register(fn: Handler) -> Handler:
+        HANDLERS[kind] = fn
+        return fn
+
+    return register
+
+
+def _setup_game(action: Mapping[str, Any]) -> State:
+    f = Fields(action, ("ruleset", "teams", "sea_size", "round_seconds"))
+    raw = action.get("ruleset")
+    if not isinstance(raw, Mapping):
+        raise MalformedAction("ruleset must be the ruleset's data (a parsed ruleset file)")
+    try:
+        ruleset = ruleset_from_dict(raw)
+    except RulesError as exc:
+        raise MalformedAction(f"the ruleset is broken: {exc.message}") from exc
+    except Exception as exc:  # a RulesetError lists every problem
+        raise MalformedAction(f"the ruleset is broken: {exc}") from exc
+    teams_data = action.get("teams")
+    if not isinstance(teams_data, list) or len(teams_data) != 2:
+        raise MalformedAction("teams must list exactly two teams")
+    players = []
+    for i, t in enumerate(teams_data):
+        if not isinstance(t, Mapping):
+            raise MalformedAction(f"teams[{i}] must be an object with name, colour and players")
+        tf = Fields(t, ("name", "colour", "players"))
+        tf.text("name", limit=MAX_NAME)
+        tf.text("colour", optional=True, limit=20)
+        names = _players(t.get("players"), f"teams[{i}].players")
+        if not ruleset.min_players <= len(names) <= ruleset.max_players:
+            raise IllegalAction(
+                f"{t['name']} has {len(names)} players; this ruleset takes {ruleset.min_players} to {ruleset.max_players}"
+            )
+        players.append(names)
+    if teams_data[0]["name"].strip().casefold() == teams_data[1]["name"].strip().casefold():
+        raise MalformedAction("the two teams need different names")
+    row = ruleset.sea_size_for(max(len(p) for p in players))
+    size = f.integer("sea_size", optional=True, low=2, high=26) or row.size
+    if size != row.size:
+        from .sea import fleet_fit_reason
+
+        reason = fleet_fit_reason(size, ruleset.sea, row.fleet)
+        if reason:
+            raise IllegalAction(f"a {size}×{size} sea cannot hold the fleet: {reason}")
+    seconds = f.integer("round_seconds", optional=True, low=10, high=3600) or ruleset.round_seconds
+    teams = {}
+    for team_id, t, names in zip(TEAMS, teams_data, players):
+        colour = str(t.get("colour") or ("#0072B2" if team_id == "A" else "#E69F00"))
+        if not _COLOUR.match(colour):
+            raise MalformedAction(f"a team colour is written like #0072B2, not {colour!r}")
+        teams[team_id] = Team(team_id, t["name"].strip(), colour, names, size, row.fleet)
+    return State(dict(raw), teams, seconds, ruleset=ruleset)
+
+
+@handler("set_players")
+def _set_players(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("team", "players"))
+    team = _team_field(f)
+    _require(role, "referee", "team", team=team)
+    names = _players(event.data.get("players"), "players")
+    rs = state.ruleset
+    if not rs.min_players <= len(names) <= rs.max_players:
+        raise IllegalAction(f"a team has {rs.min_players} to {rs.max_players} players, not {len(names)}")
+    rnd = state.round
+    if rnd is not None and rnd.phase != "closed":
+        flying = {o.pilot for o in rnd.orders.values() if o.team == team}
+        flying |= {rnd.defenders[team]} if team in rnd.defenders else set()
+        missing = sorted(flying - set(names))
+        if missing:
+            raise IllegalAction(f"{missing[0]} has a part in this round: take them off it first")
+    state.teams[team].players = names
+
+
+@handler("lock_sea")
+def _lock_sea(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("team", "ships"))
+    team_id = _team_field(f)
+    _require(role, "referee", "team", team=team_id)
+    if state.phase != "setup":
+        raise IllegalAction("the game has started: seas no longer change")
+    team = state.teams[team_id]
+    if team.locked:
+        raise IllegalAction(f"{team.name}'s sea is already locked")
+    grid = state.grid(team_id)
+    raw = event.data.get("ships")
+    if not isinstance(raw, list) or len(raw) > 26:
+        raise MalformedAction("ships must be a list of the fleet's ships")
+    ships = []
+    for i, item in enumerate(raw):
+        ship = Ship.from_dict(item, grid)
+        ships.append(Ship(ship.id or chr(ord("A") + i), ship.kind, ship.squares))
+    problems = check_fleet(grid, state.ruleset.sea, team.fleet, ships)
+    if problems:
+        raise IllegalAction("; ".join(p.message for p in problems))
+    team.ships = ships
+    team.locked = True
+    kinds = state.ruleset.sea.kinds
+    team.stock = {s.id: {FIGHTER: kinds[s.kind].fighters, BOMBER: kinds[s.kind].bombers} for s in ships}
+    team.start_planes = {k: sum(st[k] for st in team.stock.values()) for k in PLANE_KINDS}
+    _note(state, event.seq, type="sea_locked", team=team_id)
+
+
+@handler("unlock_sea")
+def _unlock_sea(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("team",))
+    team_id = _team_field(f)
+    _require(role, "referee", "team", team=team_id)
+    if state.phase != "setup":
+        raise IllegalAction("the game has started: seas no longer change")
+    team = state.teams[team_id]
+    if not team.locked:
+        raise IllegalAction(f"{team.name}'s sea is not locked")
+    team.locked = False
+    team.ships = []
+    team.stock = {}
+    team.start_planes = {FIGHTER: 0, BOMBER: 0}
+
+
+@handler("start_game")
+def _start_game(state: State, event: Event, role: Role) -> None:
+    Fields(event.data, ())
+    _require(role, "referee")
+    if state.phase != "setup":
+        raise IllegalAction("the game has already started")
+    unlocked = [state.teams[t].name for t in TEAMS if not state.teams[t].locked]
+    if unlocked:
+        raise IllegalAction(f"both seas must be locked first; waiting for {' and '.join(unlocked)}")
+    state.phase = "playing"
+    state.rounds.append(Round(1, Timer(state.round_seconds)))
+    _note(state, event.seq, type="game_started")
+
+
+def _planning(state: State) -> Round:
+    rnd = state.round
+    if rnd is None or state.phase != "playing":
+        raise IllegalAction("the game has not started")
+    if rnd.phase != "planning":
+        raise IllegalAction(f"round {rnd.number} has started: orders are locked")
+    return rnd
+
+
+def _pilot_name(state: State, team: str, f: Fields, key: str = "pilot") -> str:
+    name = f.text(key, limit=MAX_NAME)
+    for player in state.teams[team].players:
+        if player.casefold() == name.casefold():
+            return player
+    raise IllegalAction(f"{name} is not on {state.teams[team].name}'s roster")
+
+
+@handler("set_defender")
+def _set_defender(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("team", "pilot"))
+    team = _team_field(f)
+    _require(role, "referee", "team", team=team)
+    rnd = _planning(state)
+    name = _pilot_name(state, team, f)
+    if any(o.team == team and o.pilot == name for o in rnd.orders.values()):
+        raise IllegalAction(f"{name} already flies this round; the defender stays at base")
+    rnd.defenders[team] = name
+
+
+def order_problems(state: State, team: str, pilot: str, kind: str, ship_id: str, corridor: str, position: int | None, target: Square | None, replacing: str | None = None) -> list[str]:
+    """Return every reason an order may not be written now (empty when it may)."""
+    rnd = state.round
+    assert rnd is not None
+    rs = state.ruleset
+    t = state.teams[team]
+    problems: list[str] = []
+    others = [o for o in rnd.orders.values() if o.team == team and o.id != replacing]
+    if rnd.defenders.get(team) == pilot:
+        problems.append(f"{pilot} is this round's defender and stays at base")
+    if any(o.pilot == pilot for o in others):
+        problems.append(f"{pilot} already flies this round")
+    ship = t.ship(ship_id)
+    if ship is None:
+        problems.append(f"{t.name} has no ship {ship_id}")
+    elif ship_id in t.sunk:
+        problems.append(f"the {ship_labels(rs.sea, t.ships)[ship_id]} has sunk")
+    else:
+        used = sum(1 for o in others if o.ship == ship_id and o.kind == kind)
+        if t.stock[ship_id][kind] - used <= 0:
+            problems.append(f"the {ship_labels(rs.sea, t.ships)[ship_id]} has no {kind} left")
+    if corridor not in rs.corridors:
+        problems.append(f"there is no {corridor} corridor")
+    else:
+        in_corridor = [o for o in others if o.corridor == corridor]
+        if len(in_corridor) >= rs.corridor_limit:
+            problems.append(f"the {corridor} corridor already has {rs.corridor_limit} planes, its limit")
+        if position is not None:
+            if not 1 <= position <= rs.corridor_limit:
+                problems.append(f"take-off position is 1 to {rs.corridor_limit}, not {position}")
+            elif any(o.position == position for o in in_corridor):
+                problems.append(f"position {position} in the {corridor} corridor is taken")
+    if kind == FIGHTER and target is not None:
+        problems.append("a fighter has no target square")
+    if kind == BOMBER and target is None:
+        problems.append("a bomber needs a target square")
+    return problems
+
+
+def _parse_order(state: State, event: Event, role: Role, allowed: tuple[str, ...]) -> tuple[str, str, str, str, str, int | None, Square | None, Fields]:
+    f = Fields(event.data, allowed)
+    team = _team_field(f)
+    _require(role, "referee", "team", team=team)
+    _planning(state)
+    pilot = _pilot_name(state, team, f)
+    kind = f.choice("kind", PLANE_KINDS)
+    assert kind is not None
+    ship = f.text("ship", limit=4).upper()
+    corridor = f.text("corridor", limit=40)
+    position = f.integer("position", optional=True, low=1, high=99)
+    target_text = event.data.get("target")
+    target = None
+    if target_text not in (None, ""):
+        target = state.grid(other(team)).parse_square(target_text)
+    return team, pilot, kind, ship, corridor, position, target, f
+
+
+@handler("add_order")
+def _add_order(state: State, event: Event, role: Role) -> None:
+    team, pilot, kind, ship, corridor, position, target, _ = _parse_order(
+        state, event, role, ("team", "pilot", "kind", "ship", "corridor", "position", "target")
+    )
+    problems = order_problems(state, team, pilot, kind, ship, corridor, position, target)
+    if problems:
+        raise IllegalAction("; ".join(problems))
+    rnd = state.round
+    assert rnd is not None
+    if position is None:
+        taken = {o.position for o in rnd.orders.values() if o.team == team and o.corridor == corridor}
+        position = min(p for p in range(1, state.ruleset.corridor_limit + 1) if p not in taken)
+    rnd.serial[team] = rnd.serial.get(team, 0) + 1
+    order_id = f"{rnd.number}{team}{rnd.serial[team]}"
+    rnd.orders[order_id] = Order(order_id, rnd.number, team, pilot, kind, ship, corridor, position, target)
+    _note(state, event.seq, type="order_added", team=team, order=order_id)
+
+
+@handler("remove_order")
+def _remove_order(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("order",))
+    order_id = f.text("order", limit=20)
+    rnd = _planning(state)
+    order = rnd.orders.get(order_id)
+    if order is None:
+        raise IllegalAction(f"no order {order_id} in round {rnd.number}")
+    _require(role, "referee", "team", team=order.team)
+    del rnd.orders[order_id]
+    _note(state, event.seq, type="order_removed", team=order.team, order=order_id)
+
+
+@handler("start_round")
+def _start_round(state: State, event: Event, role: Role) -> None:
+    Fields(event.data, ())
+    _require(role, "referee")
+    rnd = _planning(state)
+    missing = [state.teams[t].name for t in TEAMS if t not in rnd.defenders]
+    if missing:
+        raise IllegalAction(f"every team needs this round's defender; missing for {' and '.join(missing)}")
+    rnd.phase = "airborne"
+    rnd.timer.started_at = event.at
+    rnd.timer.deadline = event.at + rnd.timer.seconds
+    for order in rnd.orders.values():
+        state.teams[order.team].stock[order.ship][order.kind] -= 1
+        order.status = "airborne"
+    _note(state, event.seq, type="round_started", round=rnd.number, deadline=rnd.timer.deadline)
+    for corridor in state.ruleset.corridors:
+        _after_corridor(state, rnd, corridor, event.seq)
+
+
+def _airborne(state: State) -> Round:
+    rnd = state.round
+    if state.phase == "over":
+        raise GameOver("the game is over")
+    if rnd is None or state.phase != "playing" or rnd.phase != "airborne":
+        raise IllegalAction("no round is in the air")
+    return rnd
+
+
+def _dogfight_from(state: State, event: Event) -> tuple[Round, Order, Order, DuelResult]:
+    """Check a reported dogfight against the meeting order and judge it."""
+    f = Fields(event.data, ("a", "b", "throws", "choice"))
+    throws = parse_throws(event.data.get("throws"), ("A", "B"))
+    choice = f.choice("choice", ("pass", "continue"), optional=True)
+    rnd = _airborne(state)
+    first = rnd.orders.get(f.text("a", limit=20))
+    second = rnd.orders.get(f.text("b", limit=20))
+    if first is None or second is None:
+        raise IllegalAction(f"no such order in round {rnd.number}")
+    if first.team == second.team:
+        raise IllegalAction(f"{first.label()} and {second.label()} fly for the same team")
+    a, b = (first, second) if first.team == "A" else (second, first)
+    if a.corridor != b.corridor:
+        raise IllegalAction(f"{a.label()} flies the {a.corridor} corridor and {b.label()} the {b.corridor}: they never meet")
+    board = corridor_board(rnd, a.corridor)
+    meeting = board.meeting(a.id, b.id)
+    if meeting is None:
+        raise IllegalAction(f"{a.label()} and {b.label()} are not in the air")
+    if meeting.status == "done":
+        raise IllegalAction(f"the dogfight of {a.label()} and {b.label()} in the {a.corridor} corridor is already decided")
+    if meeting.status == "never":
+        raise IllegalAction(f"{a.label()} never meets {b.label()}: {meeting.reason}")
+    if meeting.status == "waiting":
+        raise IllegalAction(f"{a.label()} cannot meet {b.label()} yet: {meeting.reason}")
+    loser, passed = judge_dogfight(a.kind, b.kind, throws, choice)
+    shot = a.id if loser == "A" else b.id if loser == "B" else None
+    result = DuelResult(a.corridor, a.id, b.id, throws, choice, passed, shot, event.seq, event.by)
+    return rnd, a, b, result
+
+
+def _same_result(x: DuelResult, y: DuelResult) -> bool:
+    return x.shot_down == y.shot_down and x.passed == y.passed and x.choice == y.choice
+
+
+def _resolve_dogfight(state: State, rnd: Round, a: Order, b: Order, result: DuelResult, seq: int, at: float) -> None:
+    key = duel_key(a.corridor, a.id, b.id)
+    rnd.duels[key] = result
+    rnd.reports.pop(key, None)
+    rnd.conflicts.pop(key, None)
+    _note(state, seq, type="dogfight", corridor=a.corridor, a=a.id, b=b.id, a_label=a.label(), b_label=b.label(), shot_down=result.shot_down, passed=result.passed)
+    if result.shot_down:
+        loser, winner = (a, b) if result.shot_down == a.id else (b, a)
+        _shoot_down(state, loser, winner.team, winner.pilot, seq)
+    _after_corridor(state, rnd, a.corridor, seq)
+    _check_fleets(state, seq, at, round_closed=False)
+
+
+@handler("report_dogfight")
+def _report_dogfight(state: State, event: Event, role: Role) -> None:
+    rnd, a, b, result = _dogfight_from(state, event)
+    if role.kind == "referee":
+        _resolve_dogfight(state, rnd, a, b, result, event.seq, event.at)
+        return
+    if role.kind != "pilot" or role.subject not in (a.id, b.id):
+        raise NotYourTurn("only the two pilots of a dogfight, or the referee, report it")
+    key = duel_key(a.corridor, a.id, b.id)
+    pending = rnd.reports.get(key, [])
+    if any(r.by == role.to_str() for r in pending):
+        raise IllegalAction("you have already reported this dogfight; the other pilot or the referee confirms it")
+    report = Report(role.to_str(), event.seq, result)
+    agreeing = [r for r in pending if _same_result(r.result, result)]
+    if agreeing:
+        _resolve_dogfight(state, rnd, a, b, agreeing[0].result, event.seq, event.at)
+        return
+    rnd.reports.setdefault(key, []).append(report)
+    if len(rnd.reports[key]) > 1:
+        rnd.conflicts[key] = list(rnd.reports[key])
+        _note(state, event.seq, type="conflict", corridor=a.corridor, a=a.id, b=b.id)
+    else:
+        _note(state, event.seq, type="reported", corridor=a.corridor, a=a.id, b=b.id, by=role.to_str())
+
+
+@handler("confirm_dogfight")
+def _confirm_dogfight(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("a", "b"))
+    rnd = _airborne(state)
+    first = rnd.orders.get(f.text("a", limit=20))
+    second = rnd.orders.get(f.text("b", limit=20))
+    if first is None or second is None or first.team == second.team:
+        raise IllegalAction("no such dogfight in this round")
+    a, b = (first, second) if first.team == "A" else (second, first)
+    key = duel_key(a.corridor, a.id, b.id)
+    pending = rnd.reports.get(key)
+    if not pending:
+        raise IllegalAction(f"nobody has reported the dogfight of {a.label()} and {b.label()}")
+    if key in rnd.conflicts:
+        raise IllegalAction("the pilots' reports contradict each other: the referee enters the result")
+    if role.kind != "referee" and not (role.kind == "pilot" and role.subject in (a.id, b.id)):
+        raise NotYourTurn("only the other pilot or the referee confirms a dogfight")
+    if role.to_str() == pending[0].by:
+        raise IllegalAction("the other pilot or the referee confirms your report, not you")
+    _resolve_dogfight(state, rnd, a, b, pending[0].result, event.seq, event.at)
+
+
+def _waiting_bomber(state: State, rnd: Round, f: Fields, role: Role) -> Order:
+    order_id = f.data.get("order")
+    target_text = f.data.get("target")
+    if order_id is not None:
+        order = rnd.orders.get(f.text("order", limit=20))
+        if order is None:
+            raise IllegalAction(f"no order {order_id} in round {rnd.number}")
+    elif target_text is not None:
+        defender = role.subject if role.kind == "team" else f.data.get("team")
+        if defender not in TEAMS:
+            raise MalformedAction("say which team's sea is bombed (team)")
+        square = state.grid(str(defender)).parse_square(target_text)
+        waiting = [o for o in rnd.orders.values() if o.team == other(str(defender)) and o.status == "bombing" and o.target == square and o.id not in rnd.bombings]
+        if not waiting:
+            raise IllegalAction(f"no bomber is waiting at the base with target {state.grid(str(defender)).square_name(square)}")
+        order = min(waiting, key=lambda o: (o.corridor, o.position))
+    else:
+        raise MalformedAction("give the bomber's order (scan its slip) or its target square")
+    if order.kind != BOMBER:
+        raise IllegalAction(f"{order.label()} is a fighter: fighters do not bomb")
+    if order.status == "airborne":
+        raise IllegalAction(f"{order.label()} has not flown through the {order.corridor} corridor yet")
+    if order.status != "bombing":
+        raise IllegalAction(f"{order.label()} is {order.status.replace('_', ' ')}: it cannot bomb")
+    _require(role, "referee", "team", team=other(order.team))
+    return order
+
+
+@handler("announce_bombing")
+def _announce_bombing(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("order", "target", "team"))
+    rnd = _airborne(state)
+    order = _waiting_bomber(state, rnd, f, role)
+    if order.id in rnd.bombings:
+        raise IllegalAction(f"{order.label()}'s bombing is already announced: {rnd.bombings[order.id].answer}")
+    assert order.target is not None
+    defender = state.teams[other(order.team)]
+    ship = next((s for s in defender.ships if order.target in s.squares), None)
+    name = state.grid(defender.id).square_name(order.target)
+    if ship is None:
+        answer = "water"
+    elif order.target in defender.hits or ship.id in defender.sunk:
+        answer = "already_hit"
+    else:
+        answer = "fight"
+    rnd.bombings[order.id] = Bombing(order.id, order.target, answer, ship.id if ship else None, event.seq)
+    _note(state, event.seq, type="bombing", team=defender.id, order=order.id, label=order.label(), square=name, answer=answer)
+    if answer != "fight":
+        rnd.bombings[order.id].result = answer
+        if answer == "water":
+            defender.shots.setdefault(name, "water")
+        _land(state, order, event.seq)
+        _check_fleets(state, event.seq, event.at, round_closed=False)
+
+
+@handler("report_bombing")
+def _report_bombing(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("order", "throws", "choice"))
+    rnd = _airborne(state)
+    order = _waiting_bomber(state, rnd, f, role)
+    bombing = rnd.bombings.get(order.id)
+    if bombing is None:
+        raise IllegalAction(f"announce {order.label()}'s bombing first: the sea answers water, fight or already hit")
+    if bombing.answer != "fight" or bombing.result is not None:
+        raise IllegalAction(f"{order.label()}'s bombing is over: {bombing.result or bombing.answer}")
+    throws = parse_throws(event.data.get("throws"), ("bomber", "ship"))
+    choice = f.choice("choice", ("leave", "continue"), optional=True)
+    result = judge_bombing(throws, choice)
+    bombing.throws, bombing.choice, bombing.result = throws, choice, result
+    defender = state.teams[other(order.team)]
+    grid = state.grid(defender.id)
+    name = grid.square_name(bombing.target)
+    _note(state, event.seq, type="bombing_result", team=defender.id, order=order.id, label=order.label(), square=name, result=result)
+    if result == "hit":
+        defender.hits.add(bombing.target)
+        defender.shots[name] = "hit"
+        ship = defender.ship(bombing.ship or "")
+        assert ship is not None
+        _note(state, event.seq, type="hit", team=defender.id, square=name, ship=ship.id)
+        _sink_if_done(state, defender, ship, event.seq)
+        _land(state, order, event.seq)
+    elif result == "left":
+        _land(state, order, event.seq)
+    else:
+        ship_label = ship_labels(state.ruleset.sea, defender.ships)[bombing.ship or ""]
+        _shoot_down(state, order, defender.id, f"ship:{ship_label}", event.seq)
+    _check_fleets(state, event.seq, event.at, round_closed=False)
+
+
+@handler("pause_timer")
+def _pause(state: State, event: Event, role: Role) -> None:
+    Fields(event.data, ())
+    _require(role, "referee")
+    rnd = _airborne(state)
+    if not rnd.timer.running:
+        raise IllegalAction("the clock is already paused")
+    rnd.timer.remaining = rnd.timer.left(event.at)
+    rnd.timer.deadline = None
+    _note(state, event.seq, type="timer", running=False, remaining=rnd.timer.remaining)
+
+
+@handler("resume_timer")
+def _resume(state: State, event: Event, role: Role) -> None:
+    Fields(event.data, ())
+    _require(role, "referee")
+    rnd = _airborne(state)
+    if rnd.timer.running:
+        raise IllegalAction("the clock is already running")
+    rnd.timer.deadline = event.at + (rnd.timer.remaining or 0.0)
+    rnd.timer.remaining = None
+    _note(state, event.seq, type="timer", running=True, deadline=rnd.timer.deadline)
+
+
+@handler("adjust_timer")
+def _adjust(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("seconds",))
+    _require(role, "referee")
+    rnd = _airborne(state)
+    delta = f.number("seconds", low=-3600, high=3600)
+    left = rnd.timer.left(event.at)
+    if left + delta < 0:
+        raise IllegalAction(f"only {left:.0f} s are left: end the round instead")
+    if rnd.timer.deadline is not None:
+        rnd.timer.deadline += delta
+    else:
+        rnd.timer.remaining = left + delta
+    _note(state, event.seq, type="timer", running=rnd.timer.running, deadline=rnd.timer.deadline, remaining=rnd.timer.remaining)
+
+
+@handler("end_round")
+def _end_round(state: State, event: Event, role: Role) -> None:
+    Fields(event.data, ())
+    _require(role, "referee", "clock")
+    rnd = _airborne(state)
+    if role.kind == "clock" and (rnd.timer.deadline is None or event.at < rnd.timer.deadline):
+        raise IllegalAction("the round's time is not up")
+    rnd.phase = "closed"
+    rnd.timer.ended_at = event.at
+    rnd.timer.remaining = rnd.timer.left(event.at)
+    rnd.timer.deadline = None
+    rnd.reports.clear()
+    rnd.conflicts.clear()
+    for order in rnd.orders.values():
+        if order.status in IN_AIR:
+            # A plane still out when the round ends goes home; its sortie is over.
+            _land(state, order, event.seq)
+    _note(state, event.seq, type="round_ended", round=rnd.number)
+    _check_fleets(state, event.seq, event.at, round_closed=True)
+    if state.phase == "playing" and state.ruleset.round_limit and rnd.number >= state.ruleset.round_limit:
+        _decide_by_tie_breaks(state, "round_limit", event.seq, f"the {rnd.number}-round limit is reached", event.at)
+    if state.phase == "playing":
+        state.rounds.append(Round(rnd.number + 1, Timer(state.round_seconds)))
+
+
+@handler("surrender")
+def _surrender(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("team",))
+    team = _team_field(f)
+    _require(role, "referee", "team", team=team)
+    if state.phase == "over":
+        raise GameOver("the game is over")
+    _end(state, other(team), "surrender", f"{state.teams[team].name} surrendered", event.seq, event.at)
+
+
+@handler("forfeit")
+def _forfeit(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("team", "reason"))
+    team = _team_field(f)
+    reason = f.text("reason", limit=300)
+    _require(role, "referee")
+    if state.phase == "over":
+        raise GameOver("the game is over")
+    _end(state, other(team), "forfeit", f"{state.teams[team].name} forfeits: {reason}", event.seq, event.at)
+
+
+@handler("end_game")
+def _end_game(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("reason",))
+    reason = f.text("reason", optional=True, limit=300) or "the referee ended the game"
+    _require(role, "referee")
+    if state.phase == "over":
+        raise GameOver("the game is over")
+    if state.phase == "setup":
+        raise IllegalAction("the game has not started: there is nothing to score")
+    _decide_by_tie_breaks(state, "referee_ended", event.seq, reason, event.at)
+
+
+@handler("void")
+def _void(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("seq", "reason"))
+    _require(role, "referee")
+    target = f.integer("seq", low=1, high=10**9)
+    reason = f.text("reason", limit=300)
+    assert target is not None
+    if target == 1:
+        raise IllegalAction("the game's creation cannot be voided; start a new game instead")
+    if target >= event.seq or target > len(state.log):
+        raise IllegalAction(f"there is no event {target} to void")
+    if target in effective_voids(state.log):
+        raise IllegalAction(f"event {target} is already void")
+    del reason  # kept in the event itself
+    # Re-folding the whole log is the only way to be sure every consequence of the voided
+    # event is gone; games are short enough that this costs milliseconds.
+    _recompute(state, state.log + (event,), upto=event.seq)
+
+
+def effective_voids(log: Sequence[Event]) -> dict[int, str]:
+    """Return the events voided by voids that are themselves in force (a voided void restores)."""
+    voids: dict[int, str] = {}
+    targets: dict[int, list[Event]] = {}
+    for event in log:
+        if event.kind == "void":
+            targets.setdefault(int(event.data["seq"]), []).append(event)
+    # Voids point backwards, so walking from the newest settles each void before its target.
+    for event in reversed(log):
+        if event.seq in voids:
+            continue
+        for v in targets.get(event.seq, []):
+            if v.seq not in voids:
+                voids[event.seq] = str(v.data.get("reason", ""))
+                break
+    return voids
+
+
+# --- Folding ---------------------------------------------------------------------------------
+
+
+def _clone(state: State) -> State:
+    # The log is an immutable tuple and the ruleset frozen: share them instead of copying.
+    return copy.deepcopy(state, memo={id(state.log): state.log, id(state.ruleset): state.ruleset})
+
+
+def _step(state: State, event: Event) -> State:
+    """Return the state after one event; raise RulesError, leaving the input untouched, if it does not apply."""
+    if event.kind == "create_game":
+        raise IllegalAction("the game already exists")
+    fn = HANDLERS.get(event.kind)
+    if fn is None:
+        raise MalformedAction(f"unknown action {event.kind!r}")
+    if state.phase == "over" and event.kind != "void":
+        raise GameOver(f"the game is over: {state.outcome.detail if state.outcome else ''}")
+    role = Role.from_str(event.by)
+    # Handlers check before they change anything, but working on a copy makes a half-applied
+    # action impossible even if one of them is wrong.
+    work = _clone(state)
+    fn(work, event, role)
+    work.version = event.seq
+    if event.kind != "void":
+        work.log = state.log + (event,)
+    return work
+
+
+def _skip(state: State, event: Event, why: str) -> State:
+    state.log = state.log + (event,)
+    state.version = event.seq
+    state.skipped[event.seq] = why
+    return state
+
+
+def _recompute(state: State, log: tuple[Event, ...], upto: int) -> None:
+    voided = effective_voids(log)
+    fresh = _created(log[0])
+    for event in log[1:]:
+        if event.seq in voided:
+            fresh.log = fresh.log + (event,)
+            fresh.version = event.seq
+            _note(fresh, event.seq, type="voided", reason=voided[event.seq])
+            continue
+        if event.kind == "void":
+            fresh.log = fresh.log + (event,)
+            fresh.version = event.seq
+            _note(fresh, event.seq, type="void", target=event.data["seq"], reason=event.data.get("reason", ""))
+            continue
+        try:
+            fresh = _step(fresh, event)
+        except RulesError as exc:
+            # After a void, a later event may no longer fit (a dogfight that can no longer
+            # happen). It stays in the log, shown to the referee as skipped, with the reason.
+            fresh = _skip(fresh, event, exc.message)
+    fresh.voided = voided
+    state.__dict__.update(fresh.__dict__)
+
+
+def _created(event: Event) -> State:
+    if event.kind != "create_game" or event.seq != 1:
+        raise MalformedAction("a game's log starts with its create_game event")
+    state = _setup_game(event.data)
+    state.version = 1
+    state.log = (event,)
+    _note(state, 1, type="game_created")
+    return state
+
+
+def create(action: Mapping[str, Any], *, at: float, by: str = "referee") -> tuple[State, list[Event]]:
+    """Start a game from a create_game action; return the state and its first event."""
+    data = {k: v for k, v in action.items() if k != "type"}
+    event = Event(1, "create_game", data, float(at), by)
+    if Role.from_str(by).kind != "referee":
+        raise NotYourTurn("only the referee creates a game")
+    return _created(event), [event]
+
+
+def apply(state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None) -> tuple[State, list[Event]]:
+    """Check an action by a role at a time; return the new state and the events it adds."""
+    if not isinstance(action, Mapping):
+        raise MalformedAction("an action is a JSON object with a type")
+    kind = action.get("type")
+    if not isinstance(kind, str) or kind not in HANDLERS:
+        known = ", ".join(sorted(HANDLERS))
+        raise MalformedAction(f"unknown action type {kind!r}; known: {known}")
+    if version is not None and version != state.version:
+        raise StaleVersion(f"the game has moved on (version {state.version}, your view was {version}): look again")
+    Role.from_str(by)
+    data = {k: v for k, v in action.items() if k not in ("type", "version")}
+    event = Event(state.version + 1, kind, data, float(at), by)
+    return _step(state, event), [event]
+
+
+def fold(state: State, event: Event) -> State:
+    """Apply a stored event and return the new state (the input is not changed)."""
+    if event.seq != state.version + 1:
+        raise StaleVersion(f"event {event.seq} does not follow version {state.version}")
+    try:
+        return _step(state, event)
+    except RulesError as exc:
+        # A stored event was accepted once; it can only fail here if the code changed since.
+        return _skip(_clone(state), event, exc.message)
+
+
+def replay(events: Sequence[Event]) -> State:
+    """Rebuild a game from its whole log."""
+    if not events:
+        raise MalformedAction("an empty log holds no game")
+    state = _created(events[0])
+    for event in events[1:]:
+        state = fold(state, event)
+    return state
+
+
+def outcome(state: State) -> Outcome | None:
+    """Return how the game ended, or None while it goes on."""
+    return state.outcome
+
+
+def state_to_dict(state: State) -> JSON:
+    """Return the whole state as JSON-able data (for snapshots and comparison)."""
+    data: JSON = encode(state)
+    data["log"] = [e.to_dict() for e in state.log]
+    return data
+
+
+def state_from_dict(data: Mapping[str, Any]) -> State:
+    """Rebuild a state from `state_to_dict` output."""
+    body = dict(data)
+    log = tuple(Event.from_dict(e) for e in body.pop("log"))
+    state: State = decode(State, {**body, "log": []})
+    state.log = log
+    return state
+
+
+# --- Legal actions and views -----------------------------------------------------------------
+
+
+def due_dogfights(state: State) -> list[Meeting]:
+    """Return the dogfights that can be fought now, in every corridor."""
+    rnd = state.round
+    if rnd is None or rnd.phase != "airborne" or state.phase != "playing":
+        return []
+    return [m for board in corridor_boards(state) for m in board.due()]
+
+
+def waiting_bombers(state: State, defender: str) -> list[Order]:
+    """Return the enemy bombers at a team's base, waiting to bomb or to finish their fight."""
+    rnd = state.round
+    if rnd is None or rnd.phase != "airborne":
+        return []
+    return [o for o in rnd.orders.values() if o.team == other(defender) and o.status == "bombing"]
+
+
+def order_options(state: State, team: str) -> JSON:
+    """Return what an order may use now: free pilots, ships with stock, corridor slots."""
+    rnd = state.round
+    t = state.teams[team]
+    if rnd is None or rnd.phase != "planning":
+        return {}
+    flying = {o.pilot for o in rnd.orders.values() if o.team == team}
+    labels = ship_labels(state.ruleset.sea, t.ships)
+    ships = []
+    for ship in t.afloat():
+        used = {k: sum(1 for o in rnd.orders.values() if o.team == team and o.ship == ship.id and o.kind == k) for k in PLANE_KINDS}
+        ships.append({"ship": ship.id, "name": labels[ship.id], "kind": ship.kind, **{k: t.stock[ship.id][k] - used[k] for k in PLANE_KINDS}})
+    corridors = []
+    for c in state.ruleset.corridors:
+        taken = sorted(o.position for o in rnd.orders.values() if o.team == team and o.corridor == c)
+        free = [p for p in range(1, state.ruleset.corridor_limit + 1) if p not in taken]
+        corridors.append({"corridor": c, "free": len(free), "positions": free})
+    return {
+        "pilots": [p for p in t.players if p not in flying and p != rnd.defenders.get(team)],
+        "ships": ships,
+        "corridors": corridors,
+        "target_size": state.teams[other(team)].size,
+    }
+
+
+def legal_actions(state: State, role: Role) -> list[JSON]:
+    """List the actions a role may take now; forms with free fields list their options."""
+    acts: list[JSON] = []
+    if state.phase == "over":
+        return acts
+    is_ref = role.kind == "referee"
+    teams = TEAMS if is_ref else (role.subject,) if role.kind == "team" else ()
+    rnd = state.round
+    if state.phase == "setup":
+        for t in teams:
+            acts.append({"type": "unlock_sea" if state.teams[t].locked else "lock_sea", "team": t})
+        if is_ref and all(state.teams[t].locked for t in TEAMS):
+            acts.append({"type": "start_game"})
+        return acts
+    assert rnd is not None
+    for t in teams:
+        acts.append({"type": "surrender", "team": t})
+    if rnd.phase == "planning":
+        for t in teams:
+            acts.append({"type": "set_defender", "team": t, "options": [p for p in state.teams[t].players if not any(o.pilot == p and o.team == t for o in rnd.orders.values())]})
+            acts.append({"type": "add_order", "team": t, "options": order_options(state, t)})
+            acts.extend({"type": "remove_order", "order": o.id} for o in rnd.orders.values() if o.team == t)
+        if is_ref and all(t in rnd.defenders for t in TEAMS):
+            acts.append({"type": "start_round"})
+    elif rnd.phase == "airborne":
+        for m in due_dogfights(state):
+            if is_ref or (role.kind == "pilot" and role.subject in (m.a, m.b)):
+                key = duel_key(m.corridor, m.a, m.b)
+                kind = "confirm_dogfight" if rnd.reports.get(key) and key not in rnd.conflicts and (is_ref or rnd.reports[key][0].by != role.to_str()) else "report_dogfight"
+                acts.append({"type": kind, "a": m.a, "b": m.b})
+                if kind == "confirm_dogfight":
+                    acts.append({"type": "report_dogfight", "a": m.a, "b": m.b})
+        for t in teams:
+            for o in waiting_bombers(state, t):
+                kind = "report_bombing" if o.id in rnd.bombings else "announce_bombing"
+                acts.append({"type": kind, "order": o.id})
+        if is_ref:
+            acts.append({"type": "pause_timer" if rnd.timer.running else "resume_timer"})
+            acts.append({"type": "adjust_timer"})
+            acts.append({"type": "end_round"})
+    if is_ref:
+        acts.append({"type": "end_game"})
+        acts.append({"type": "forfeit"})
+    return acts
+
+
+def _timer_view(rnd: Round | None, now: float) -> JSON:
+    if rnd is None:
+        return {"running": False, "left": None, "deadline": None}
+    return {
+        "round": rnd.number,
+        "phase": rnd.phase,
+        "running": rnd.timer.running,
+        "deadline": rnd.timer.deadline,
+        "left": rnd.timer.left(now),
+        "seconds": rnd.timer.seconds,
+    }
+
+
+def _public_team(state: State, team_id: str) -> JSON:
+    t = state.teams[team_id]
+    grid = state.grid(team_id)
+    led = ledger(state, team_id)
+    sunk = [{"ship": s, "kind": t.ship(s).kind if t.ship(s) else "", "squares": sorted(grid.square_name(q) for q in t.ship(s).squares)} for s in t.sunk if t.ship(s)]  # type: ignore[union-attr]
+    return {
+        "id": team_id,
+        "name": t.name,
+        "colour": t.colour,
+        "size": t.size,
+        "locked": t.locked,
+        "ships_total": len(t.fleet),
+        "ships_afloat": len(t.afloat()) if t.ships else len(t.fleet),
+        "squares_left": t.floating_squares() if t.ships else None,
+        "planes": {k: led[k]["on_ships"] + led[k]["in_air"] for k in PLANE_KINDS},
+        "trophies": sum(1 for tr in state.trophies if tr.holder_team == team_id),
+        "sunk": sunk,
+        # Results of the enemy's bombings on this sea: public, since both sides heard them.
+        "shots": dict(sorted(t.shots.items())),
+    }
+
+
+def _order_view(state: State, order: Order, full: bool = True) -> JSON:
+    grid = state.grid(other(order.team))
+    data: JSON = {"id": order.id, "team": order.team, "label": order.label(), "round": order.round, "kind": order.kind, "corridor": order.corridor, "position": order.position, "status": order.status}
+    if full:
+        data.update(
+            pilot=order.pilot,
+            ship=order.ship,
+            target=grid.square_name(order.target) if order.target else None,
+            landed_on=order.landed_on,
+            shot_down_by=order.shot_down_by,
+        )
+    return data
+
+
+def _next_meeting(state: State, order: Order) -> JSON | None:
+    rnd = state.rounds[order.round - 1]
+    if rnd.phase != "airborne" or order.status != "airborne":
+        return None
+    board = corridor_board(rnd, order.corridor)
+    for m in board.meetings:
+        if order.id not in (m.a, m.b) or m.status in ("done", "never"):
+            continue
+        enemy = rnd.orders[m.b if order.id == m.a else m.a]
+        key = duel_key(m.corridor, m.a, m.b)
+        reports = rnd.reports.get(key, [])
+        return {
+            "a": m.a,
+            "b": m.b,
+            "status": m.status,
+            "reason": m.reason,
+            "opponent": {"label": enemy.label(), "kind": enemy.kind, "team": enemy.team},
+            "reported_by": [r.by for r in reports],
+            "conflict": key in rnd.conflicts,
+            "pending": [_duel_view(r.result, rnd) for r in reports],
+        }
+    return None
+
+
+def _duel_view(d: DuelResult, rnd: Round) -> JSON:
+    return {"corridor": d.corridor, "a": d.a, "b": d.b, "a_label": rnd.orders[d.a].label(), "b_label": rnd.orders[d.b].label(), "throws": [t.to_dict() for t in d.throws], "choice": d.choice, "passed": d.passed, "shot_down": d.shot_down, "by": d.by}
+
+
+PUBLIC_NOTES = {"game_created", "game_started", "sea_locked", "round_started", "round_ended", "dogfight", "shot_down", "through", "bombing", "bombing_result", "hit", "sunk", "game_over", "timer", "voided", "void"}
+
+
+def _note_view(state: State, note: JSON, role: Role) -> JSON | None:
+    """Strip a narration entry to what a role may know."""
+    kind = note["type"]
+    if role.kind == "referee" or state.phase == "over":
+        return note
+    mine = role.subject if role.kind == "team" else None
+    if role.kind == "pilot":
+        order = state.order(role.subject)
+        mine = order.team if order else None
+    team = note.get("team")
+    if mine is not None and team == mine:
+        return note
+    if kind not in PUBLIC_NOTES:
+        return None
+    if kind == "hit":
+        return {k: v for k, v in note.items() if k != "ship"}
+    if kind in ("dogfight", "shot_down", "through", "bombing", "bombing_result"):
+        # Which orders and corridors the enemy flies stays secret; the result does not.
+        hidden = {"a", "b", "order", "corridor", "by"} if mine or role.kind == "public" else set()
+        return {k: v for k, v in note.items() if k not in hidden}
+    return note
+
+
+def _log_view(state: State, role: Role, limit: int | None) -> list[JSON]:
+    rows: list[JSON] = []
+    for event in state.log:
+        notes = [n for n in (_note_view(state, n, role) for n in state.notes.get(event.seq, [])) if n]
+        if role.kind == "referee":
+            rows.append({**event.to_dict(), "notes": notes, "voided": state.voided.get(event.seq), "skipped": state.skipped.get(event.seq)})
+        elif notes:
+            rows.append({"seq": event.seq, "kind": event.kind, "at": event.at, "notes": notes})
+    return rows[-limit:] if limit else rows
+
+
+def _sea_view(state: State, team_id: str, reveal: bool) -> JSON:
+    t = state.teams[team_id]
+    grid = state.grid(team_id)
+    labels = ship_labels(state.ruleset.sea, t.ships)
+    data: JSON = {"size": t.size, "columns": grid.column_labels(), "rows": grid.row_labels(), "hits": sorted(grid.square_name(s) for s in t.hits), "shots": dict(sorted(t.shots.items()))}
+    if reveal:
+        data["ships"] = [{**s.to_dict(grid), "name": labels[s.id], "sunk": s.id in t.sunk, "fighters": t.stock.get(s.id, {}).get(FIGHTER, 0), "bombers": t.stock.get(s.id, {}).get(BOMBER, 0)} for s in t.ships]
+        data["fleet"] = list(t.fleet)
+    return data
+
+
+def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -> JSON:
+    """Return what one role may see; every secret is stripped here and nowhere else."""
+    rnd = state.round
+    over = state.phase == "over"
+    view: JSON = {
+        "mode": MODE,
+        "version": state.version,
+        "phase": state.phase,
+        "role": role.to_str(),
+        "ruleset": {"id": state.ruleset.id, "name": state.ruleset.name, "corridors": list(state.ruleset.corridors), "corridor_limit": state.ruleset.corridor_limit},
+        "round": _timer_view(rnd, now),
+        "teams": {t: _public_team(state, t) for t in TEAMS},
+        "outcome": encode(state.outcome) if state.outcome else None,
+    }
+    if role.kind == "public":
+        view["log"] = _log_view(state, role, 12)
+        return view
+    if role.kind == "referee":
+        view["seas"] = {t: _sea_view(state, t, True) for t in TEAMS}
+        view["rosters"] = {t: state.teams[t].players for t in TEAMS}
+        view["defenders"] = dict(rnd.defenders) if rnd else {}
+        view["orders"] = [_order_view(state, o) for o in rnd.orders.values()] if rnd else []
+        view["corridors"] = [
+            {"corridor": b.corridor, "a": [_order_view(state, o) for o in b.a_planes], "b": [_order_view(state, o) for o in b.b_planes], "meetings": [encode(m) for m in b.meetings], "through": b.through}
+            for b in corridor_boards(state)
+        ]
+        view["duels"] = [_duel_view(d, rnd) for d in rnd.duels.values()] if rnd else []
+        view["reports"] = {k: [{"by": r.by, "seq": r.seq, "result": _duel_view(r.result, rnd)} for r in v] for k, v in rnd.reports.items()} if rnd else {}
+        view["conflicts"] = sorted(rnd.conflicts) if rnd else []
+        view["bombings"] = [{**encode(b), "target": state.grid(other(rnd.orders[b.order].team)).square_name(b.target)} for b in rnd.bombings.values()] if rnd else []
+        view["ledger"] = {t: ledger(state, t) for t in TEAMS}
+        view["trophies"] = [encode(t) for t in state.trophies]
+        view["log"] = _log_view(state, role, log_limit)
+        view["legal"] = legal_actions(state, role)
+        return view
+    if role.kind == "team":
+        team = role.subject
+        if team not in TEAMS:
+            raise MalformedAction(f"no team {team!r}")
+        enemy = other(team)
+        view["team"] = team
+        view["players"] = state.teams[team].players
+        view["fleet_kinds"] = {k: {"name": v.name, "names": dict(v.names), "shape": v.shape.to_text()} for k, v in state.ruleset.sea.kinds.items()}
+        view["sea"] = _sea_view(state, team, True)
+        view["enemy_sea"] = _sea_view(state, enemy, over)
+        view["defender"] = rnd.defenders.get(team) if rnd else None
+        mine = [o for r in state.rounds for o in r.orders.values() if o.team == team]
+        view["orders"] = [{**_order_view(state, o), "next": _next_meeting(state, o)} for o in mine if rnd and o.round == rnd.number]
+        view["past_orders"] = [_order_view(state, o) for o in mine if rnd and o.round != rnd.number]
+        view["options"] = order_options(state, team)
+        rb = rnd.bombings if rnd else {}
+        view["bombers_at_base"] = [
+            {"order": o.id, "label": o.label(), "answer": rb[o.id].answer if o.id in rb else None,
+             "target": state.grid(team).square_name(o.target) if o.id in rb and o.target else None}
+            for o in waiting_bombers(state, team)
+        ]
+        view["ledger"] = ledger(state, team)
+        view["trophies"] = [encode(t) for t in state.trophies if t.holder_team == team]
+        view["log"] = _log_view(state, role, log_limit)
+        view["legal"] = legal_actions(state, role)
+        return view
+    if role.kind == "pilot":
+        order = state.order(role.subject)
+        if order is None:
+            raise IllegalAction("this slip's order no longer exists (it was removed or voided)")
+        view["team"] = order.team
+        view["order"] = _order_view(state, order)
+        view["current"] = rnd is not None and order.round == rnd.number
+        view["next"] = _next_meeting(state, order)
+        bombing = state.rounds[order.round - 1].bombings.get(order.id)
+        view["bombing"] = {"answer": bombing.answer, "result": bombing.result} if bombing else None
+        view["legal"] = legal_actions(state, role)
+        return view
+    raise MalformedAction(f"no view for role {role.to_str()!r}")

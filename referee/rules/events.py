@@ -1,0 +1,173 @@
+"""Events, roles and rock-paper-scissors throws: the small value types every mode shares."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Union
+
+from .errors import MalformedAction
+from .grid import Square
+
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Event:
+    """One accepted action in a game's log: the state is the fold of these."""
+
+    seq: int
+    kind: str
+    data: Mapping[str, Any]
+    at: float
+    by: str
+
+    def to_dict(self) -> JSON:
+        """Return the event as JSON-able data."""
+        return {"seq": self.seq, "kind": self.kind, "data": dict(self.data), "at": self.at, "by": self.by}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Event:
+        """Rebuild an event from its JSON-able form."""
+        return cls(int(data["seq"]), str(data["kind"]), dict(data["data"]), float(data["at"]), str(data["by"]))
+
+
+@dataclass(frozen=True)
+class Role:
+    """Who acts or looks: the referee, a team base, a pilot (by order id), the public, or the clock."""
+
+    kind: str
+    subject: str = ""
+
+    KINDS = ("referee", "team", "pilot", "public", "clock")
+
+    @classmethod
+    def from_str(cls, text: str) -> Role:
+        """Parse a role written like "referee", "team:A", "pilot:1A3" or "public"."""
+        if not isinstance(text, str):
+            raise MalformedAction(f"a role is written like team:A, not {text!r}")
+        kind, _, subject = text.partition(":")
+        if kind not in cls.KINDS or (kind in ("team", "pilot")) != bool(subject):
+            raise MalformedAction(f"unknown role {text!r}: use referee, team:A, pilot:ORDER or public")
+        return cls(kind, subject)
+
+    def to_str(self) -> str:
+        """Write the role as text."""
+        return f"{self.kind}:{self.subject}" if self.subject else self.kind
+
+    def __str__(self) -> str:
+        return self.to_str()
+
+
+REFEREE = Role("referee")
+PUBLIC = Role("public")
+CLOCK = Role("clock")
+
+HANDS = ("rock", "paper", "scissors")
+_BEATS = {"rock": "scissors", "scissors": "paper", "paper": "rock"}
+
+
+@dataclass(frozen=True)
+class Throw:
+    """One rock-paper-scissors throw between two sides: its winner, or None for a tie."""
+
+    winner: str | None
+    hands: tuple[str, str] | None = None
+
+    @classmethod
+    def from_dict(cls, data: object, sides: tuple[str, str]) -> Throw:
+        """Parse a throw given as {"winner": side|"tie"} or {"hands": [first, second]}."""
+        if not isinstance(data, Mapping):
+            raise MalformedAction(f'a throw is {{"winner": {sides[0]!r}}} or {{"hands": ["rock", "paper"]}}, not {data!r}')
+        if "hands" in data:
+            hands = data["hands"]
+            if (
+                not isinstance(hands, (list, tuple))
+                or len(hands) != 2
+                or not all(isinstance(h, str) and h.lower() in HANDS for h in hands)
+            ):
+                raise MalformedAction(f"hands are two of rock, paper, scissors ({sides[0]} first), not {hands!r}")
+            first, second = hands[0].lower(), hands[1].lower()
+            if first == second:
+                return cls(None, (first, second))
+            return cls(sides[0] if _BEATS[first] == second else sides[1], (first, second))
+        winner = data.get("winner")
+        if winner == "tie" or winner is None and "winner" in data:
+            return cls(None)
+        if winner not in sides:
+            raise MalformedAction(f"a throw's winner is {sides[0]!r}, {sides[1]!r} or 'tie', not {winner!r}")
+        return cls(str(winner))
+
+    def to_dict(self) -> JSON:
+        """Return the throw as JSON-able data."""
+        if self.hands:
+            return {"hands": list(self.hands), "winner": self.winner or "tie"}
+        return {"winner": self.winner or "tie"}
+
+
+def parse_throws(data: object, sides: tuple[str, str]) -> list[Throw]:
+    """Parse a list of throws; ties are kept, since a tie means "throw again" and is recorded."""
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        raise MalformedAction("throws are a list, one entry per throw")
+    if len(data) > 50:
+        raise MalformedAction("more than 50 throws in one duel: enter the decisive throws")
+    return [Throw.from_dict(item, sides) for item in data]
+
+
+# A small generic codec for the state's dataclasses, so snapshots need no hand-written
+# serialisers that could drift from the classes they mirror.
+
+
+def encode(value: Any) -> Any:
+    """Turn state values (dataclasses, squares, sets, tuples) into JSON-able data."""
+    if isinstance(value, Square):
+        return [value.col, value.row]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value) if f.metadata.get("encode", True)}
+    if isinstance(value, Mapping):
+        return {str(k): encode(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((encode(v) for v in value), key=repr)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def decode(kind: Any, data: Any) -> Any:
+    """Rebuild a value of a type hint from the output of `encode`."""
+    origin = typing.get_origin(kind)
+    args = typing.get_args(kind)
+    if kind is Any or data is None:
+        return data
+    if origin in (Union, types.UnionType):
+        options = [a for a in args if a is not type(None)]
+        return decode(options[0], data) if len(options) == 1 else data
+    if kind is Square:
+        return Square(int(data[0]), int(data[1]))
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+        hints = typing.get_type_hints(kind)
+        values = {f.name: decode(hints[f.name], data[f.name]) for f in dataclasses.fields(kind) if f.name in data}
+        return kind(**values)
+    if origin in (dict, Mapping, typing.Mapping):
+        return {k if args[0] is str else int(k): decode(args[1], v) for k, v in data.items()}
+    if origin is list:
+        return [decode(args[0], v) for v in data]
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(decode(args[0], v) for v in data)
+        return tuple(decode(a, v) for a, v in zip(args, data))
+    if origin in (set, frozenset):
+        return origin(decode(args[0], v) for v in data)
+    return data
+
+
+def no_encode() -> Any:
+    """Mark a dataclass field as derived, left out of snapshots."""
+    return field(default=None, metadata={"encode": False})

@@ -1,0 +1,278 @@
+"""A team's sea: ship kinds, the fleet placement check, and the sea written as text."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+from .errors import MalformedAction
+from .grid import LETTERS, Grid, Shape, Square
+from .placement import Impossible, fleet_fits, random_fleet
+
+
+@dataclass(frozen=True)
+class ShipKind:
+    """A kind of ship from the ruleset: its id, name, shape and planes it carries."""
+
+    id: str
+    name: str
+    shape: Shape
+    names: Mapping[str, str] = field(default_factory=dict)
+    fighters: int = 0
+    bombers: int = 0
+
+    def name_in(self, lang: str | None) -> str:
+        """Return the kind's name in a language, falling back to the ruleset's own."""
+        if lang and lang in self.names:
+            return self.names[lang]
+        return self.name
+
+
+@dataclass(frozen=True)
+class SeaRules:
+    """How a sea is laid out: coordinates, the ship kinds and the placement rule."""
+
+    kinds: Mapping[str, ShipKind]
+    letters: str = "columns"
+    touching: bool = False
+    mirror: bool = True
+    straight: bool = False
+
+    def grid(self, size: int) -> Grid:
+        """Return the grid of a sea of this size."""
+        return Grid(size, self.letters)
+
+
+@dataclass(frozen=True)
+class Ship:
+    """One placed ship: its letter in the sea, its kind and its squares."""
+
+    id: str
+    kind: str
+    squares: frozenset[Square]
+
+    def to_dict(self, grid: Grid) -> dict[str, object]:
+        """Return the ship as JSON-able data with squares written like "B6"."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "squares": [grid.square_name(s) for s in sorted(self.squares, key=lambda s: (s.row, s.col))],
+        }
+
+    @classmethod
+    def from_dict(cls, data: object, grid: Grid) -> Ship:
+        """Parse a ship from JSON-able data; refuse anything malformed."""
+        if not isinstance(data, dict):
+            raise MalformedAction("a ship is an object with kind and squares")
+        kind = data.get("kind")
+        squares = data.get("squares")
+        ship_id = data.get("id", "")
+        if not isinstance(kind, str) or not kind:
+            raise MalformedAction("a ship needs its kind")
+        if not isinstance(squares, list) or not squares:
+            raise MalformedAction(f"the {kind} needs a list of squares")
+        if not isinstance(ship_id, str):
+            raise MalformedAction("a ship's id is a letter")
+        return cls(ship_id, kind, frozenset(grid.parse_square(s) for s in squares))
+
+
+@dataclass(frozen=True)
+class SeaProblem:
+    """One reason a fleet is refused, with the ships and squares involved."""
+
+    message: str
+    ships: tuple[str, ...] = ()
+    squares: frozenset[Square] = frozenset()
+
+    def to_dict(self, grid: Grid) -> dict[str, object]:
+        """Return the problem as JSON-able data."""
+        return {"message": self.message, "ships": list(self.ships), "squares": [grid.square_name(s) for s in sorted(self.squares)]}
+
+
+def fleet_kinds(fleet: Mapping[str, int] | Sequence[str]) -> list[str]:
+    """Expand a fleet given as {kind: count} into a list of kind ids, one per ship."""
+    if isinstance(fleet, Mapping):
+        return [kind for kind, count in fleet.items() for _ in range(count)]
+    return list(fleet)
+
+
+def ship_labels(rules: SeaRules, ships: Sequence[Ship], lang: str | None = None) -> dict[str, str]:
+    """Name each ship for people: its kind, numbered when the fleet has several of that kind."""
+    totals: dict[str, int] = {}
+    for ship in ships:
+        totals[ship.kind] = totals.get(ship.kind, 0) + 1
+    seen: dict[str, int] = {}
+    labels: dict[str, str] = {}
+    for ship in ships:
+        kind = rules.kinds.get(ship.kind)
+        name = kind.name_in(lang) if kind else ship.kind
+        seen[ship.kind] = seen.get(ship.kind, 0) + 1
+        labels[ship.id] = f"{name} {seen[ship.kind]}" if totals[ship.kind] > 1 else name
+    return labels
+
+
+def _plural(count: int, name: str) -> str:
+    return f"{count} {name}" if count == 1 else f"{count} {name}s"
+
+
+def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequence[Ship]) -> list[SeaProblem]:
+    """Return every reason this fleet is not a legal sea; an empty list means it is legal."""
+    problems: list[SeaProblem] = []
+    labels = ship_labels(rules, ships)
+    ids = [s.id for s in ships]
+    for dup in sorted({i for i in ids if ids.count(i) > 1}):
+        problems.append(SeaProblem(f"two ships share the letter {dup}", (dup,)))
+    # The fleet count comes first: a referee fixing a sea wants to know what is missing.
+    wanted: dict[str, int] = {}
+    for kind in fleet:
+        wanted[kind] = wanted.get(kind, 0) + 1
+    have: dict[str, int] = {}
+    for ship in ships:
+        have[ship.kind] = have.get(ship.kind, 0) + 1
+    for kind_id in list(wanted) + [k for k in have if k not in wanted]:
+        kind = rules.kinds.get(kind_id)
+        name = kind.name if kind else kind_id
+        if kind is None:
+            problems.append(SeaProblem(f"{kind_id} is not a ship kind of this ruleset", tuple(s.id for s in ships if s.kind == kind_id)))
+        elif have.get(kind_id, 0) != wanted.get(kind_id, 0):
+            problems.append(
+                SeaProblem(
+                    f"the fleet has {_plural(wanted.get(kind_id, 0), name)}, this sea has {have.get(kind_id, 0)}",
+                    tuple(s.id for s in ships if s.kind == kind_id),
+                )
+            )
+    for ship in ships:
+        label = labels[ship.id]
+        off = frozenset(s for s in ship.squares if not grid.contains(s))
+        if off:
+            problems.append(SeaProblem(f"{label} lies off the sea at {grid.names(off)}", (ship.id,), off))
+            continue
+        kind = rules.kinds.get(ship.kind)
+        if kind is None:
+            continue
+        if not kind.shape.matches(ship.squares, rules.mirror):
+            how = "turned or mirrored" if rules.mirror else "turned"
+            problems.append(
+                SeaProblem(
+                    f"{label} at {grid.names(ship.squares)} is not the shape {kind.shape.to_text()} ({how})",
+                    (ship.id,),
+                    ship.squares,
+                )
+            )
+    for i, first in enumerate(ships):
+        for second in ships[i + 1 :]:
+            both = first.squares & second.squares
+            if both:
+                problems.append(
+                    SeaProblem(f"{labels[first.id]} overlaps {labels[second.id]} at {grid.names(both)}", (first.id, second.id), both)
+                )
+                continue
+            if rules.touching:
+                continue
+            pairs = sorted(
+                (a, b)
+                for a in first.squares
+                for b in second.squares
+                if abs(a.col - b.col) <= 1 and abs(a.row - b.row) <= 1
+            )
+            if pairs:
+                where = ", ".join(f"{grid.square_name(a)}/{grid.square_name(b)}" for a, b in pairs)
+                touched = frozenset(s for pair in pairs for s in pair)
+                problems.append(SeaProblem(f"{labels[first.id]} touches {labels[second.id]} at {where}", (first.id, second.id), touched))
+    return problems
+
+
+def parse_sea_text(text: str, letters: str = "columns") -> tuple[Grid, dict[str, frozenset[Square]]]:
+    """Parse a sea written one row per line, "." for water and a letter per ship."""
+    rows = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not rows:
+        raise MalformedAction("the sea is empty: write one line per row, . for water and a letter per ship")
+    size = len(rows)
+    for number, row in enumerate(rows, 1):
+        if len(row) != size:
+            raise MalformedAction(f"row {number} has {len(row)} squares; a {size}-row sea needs {size} in every row")
+    grid = Grid(size, letters)
+    ships: dict[str, set[Square]] = {}
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch == ".":
+                continue
+            if not ch.isalpha():
+                raise MalformedAction(f"{grid.square_name(Square(c, r))} holds {ch!r}: use . for water and letters for ships")
+            ships.setdefault(ch.upper(), set()).add(Square(c, r))
+    return grid, {k: frozenset(v) for k, v in sorted(ships.items())}
+
+
+def sea_to_text(grid: Grid, ships: Iterable[Ship]) -> str:
+    """Write a sea one row per line, "." for water and each ship's letter on its squares."""
+    board = [["." for _ in range(grid.size)] for _ in range(grid.size)]
+    for ship in ships:
+        for s in ship.squares:
+            board[s.row][s.col] = ship.id[:1] or "?"
+    return "\n".join("".join(row) for row in board)
+
+
+def ships_from_text(
+    text: str, rules: SeaRules, fleet: Sequence[str], size: int | None = None
+) -> tuple[Grid, list[Ship], list[SeaProblem]]:
+    """Read a sea text, naming each lettered ship's kind by its shape, and check the fleet."""
+    grid, lettered = parse_sea_text(text, rules.letters)
+    problems: list[SeaProblem] = []
+    if size is not None and size != grid.size:
+        problems.append(SeaProblem(f"the sea is {grid.size}×{grid.size}, the game asks for {size}×{size}"))
+    # Kinds whose shapes are the same under turning are interchangeable, so a letter only has to
+    # match a class of kinds; the class's kinds are then handed out in fleet order.
+    classes: list[tuple[frozenset[frozenset[tuple[int, int]]], list[str]]] = []
+    for kind_id in fleet:
+        kind = rules.kinds[kind_id]
+        key = frozenset(kind.shape.orientations(rules.mirror))
+        for known, members in classes:
+            if known == key:
+                members.append(kind_id)
+                break
+        else:
+            classes.append((key, [kind_id]))
+    ships: list[Ship] = []
+    for letter, squares in lettered.items():
+        cells = [(s.col, s.row) for s in squares]
+        match = None
+        for key, members in classes:
+            if members and any(_same(cells, o) for o in key):
+                match = members
+                break
+        if match is None:
+            problems.append(
+                SeaProblem(f"ship {letter} at {grid.names(squares)} has no shape of this fleet", (letter,), squares)
+            )
+            continue
+        ships.append(Ship(letter, match.pop(0), squares))
+    missing = [kind_id for _, members in classes for kind_id in members]
+    for kind_id in dict.fromkeys(missing):
+        count = missing.count(kind_id)
+        problems.append(SeaProblem(f"the sea lacks {_plural(count, rules.kinds[kind_id].name)}"))
+    problems.extend(p for p in check_fleet(grid, rules, [s.kind for s in ships], ships))
+    return grid, ships, problems
+
+
+def _same(cells: list[tuple[int, int]], orientation: frozenset[tuple[int, int]]) -> bool:
+    if len(cells) != len(orientation):
+        return False
+    min_c = min(c for c, _ in cells)
+    min_r = min(r for _, r in cells)
+    return frozenset((c - min_c, r - min_r) for c, r in cells) == orientation
+
+
+def random_sea(grid: Grid, rules: SeaRules, fleet: Sequence[str], rng: random.Random) -> list[Ship]:
+    """Place the fleet at random, lettered A, B, … in fleet order; raise Impossible if it cannot fit."""
+    if len(fleet) > len(LETTERS):
+        raise Impossible(f"a sea text letters at most {len(LETTERS)} ships, the fleet has {len(fleet)}")
+    shapes = [rules.kinds[k].shape for k in fleet]
+    placed = random_fleet(grid, shapes, touching=rules.touching, mirror=rules.mirror, rng=rng)
+    return [Ship(LETTERS[i], kind, squares) for i, (kind, squares) in enumerate(zip(fleet, placed))]
+
+
+def fleet_fit_reason(size: int, rules: SeaRules, fleet: Sequence[str]) -> str | None:
+    """Return None when the fleet fits a sea of this size, or the reason it cannot."""
+    shapes = [rules.kinds[k].shape for k in fleet]
+    return fleet_fits(Grid(size, rules.letters), shapes, touching=rules.touching, mirror=rules.mirror)

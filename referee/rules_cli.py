@@ -1,0 +1,89 @@
+"""The `referee rules` and `referee sea` commands: check a ruleset and its seas before a game night."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import click
+
+from .rules.errors import MalformedAction, RulesetError
+from .rules.placement import Impossible
+from .rules.ruleset import load_ruleset
+from .rules.sea import check_fleet, random_sea, sea_to_text, ships_from_text
+
+
+def _load(path: str):  # type: ignore[no-untyped-def]
+    try:
+        return load_ruleset(path)
+    except RulesetError as exc:
+        for line in exc.lines():
+            click.echo(line)
+        sys.exit(1)
+
+
+@click.group("rules")
+def rules_group() -> None:
+    """Check ruleset files."""
+
+
+@rules_group.command("check")
+@click.argument("file", type=click.Path(dir_okay=False))
+def rules_check(file: str) -> None:
+    """Check a ruleset file: exit 0 with a summary, or 1 with one line per problem."""
+    ruleset = _load(file)
+    click.echo(f"{file}: ok: {ruleset.summary()}")
+
+
+@click.group("sea")
+def sea_group() -> None:
+    """Place and check seas for a ruleset."""
+
+
+@sea_group.command("place")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--size", type=click.IntRange(2, 26), help="Sea size (squares per side).")
+@click.option("--players", type=click.IntRange(1, 100), help="Team size; picks the sea from the ruleset's table.")
+@click.option("--seed", type=int, default=None, help="Seed: the same seed gives the same sea.")
+def sea_place(file: str, size: int | None, players: int | None, seed: int | None) -> None:
+    """Print a legal random sea, one line per row: . for water, a letter per ship."""
+    if size is not None and players is not None:
+        raise click.UsageError("give --size or --players, not both")
+    ruleset = _load(file)
+    size, fleet = ruleset.sea_for(size=size, players=players)
+    rng = random.Random(seed)
+    try:
+        ships = random_sea(ruleset.grid(size), ruleset.sea, fleet, rng)
+    except Impossible as exc:
+        click.echo(f"impossible: {exc.message}")
+        sys.exit(1)
+    click.echo(sea_to_text(ruleset.grid(size), ships))
+
+
+@sea_group.command("check")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("sea_file", type=click.Path(dir_okay=False))
+@click.option("--size", type=click.IntRange(2, 26), help="The sea size the game asks for.")
+def sea_check(file: str, sea_file: str, size: int | None) -> None:
+    """Check a sea written as text: exit 0 with "ok", or 1 with every reason."""
+    ruleset = _load(file)
+    try:
+        text = Path(sea_file).read_text(encoding="utf-8")
+    except OSError as exc:
+        click.echo(f"{sea_file}: {exc.strerror or exc}")
+        sys.exit(1)
+    try:
+        grid, ships, problems = ships_from_text(text, ruleset.sea, ruleset.sea_for(size=size or _text_size(text))[1], size)
+    except MalformedAction as exc:
+        click.echo(f"{sea_file}: {exc.message}")
+        sys.exit(1)
+    if problems:
+        for problem in problems:
+            click.echo(problem.message)
+        sys.exit(1)
+    click.echo("ok")
+
+
+def _text_size(text: str) -> int:
+    return max(2, min(26, len([line for line in text.splitlines() if line.strip()])))
