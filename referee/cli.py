@@ -100,7 +100,10 @@ def main() -> None:
     """Referee and scorekeeping for live team games."""
 
 
-# The lead adds the `rules` and `sea` command groups here (main.add_command(...)).
+from referee.rules_cli import rules_group, sea_group  # noqa: E402
+
+main.add_command(rules_group)
+main.add_command(sea_group)
 
 
 _instance_option = click.option(

@@ -506,6 +506,11 @@ class Store:
         with self._read() as conn:
             return [r.id for r in conn.execute(select(games_t.c.id).order_by(games_t.c.created_at.desc()))]
 
+    def playing_game_ids(self) -> list[str]:
+        """Return the ids of games under way (status "playing"), for the round clock."""
+        with self._read() as conn:
+            return [r.id for r in conn.execute(select(games_t.c.id).where(games_t.c.status == "playing"))]
+
     def count_events(self, game_id: str) -> int:
         """Return how many events a game has stored."""
         with self._read() as conn:

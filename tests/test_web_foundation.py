@@ -157,7 +157,7 @@ def test_html_error_page_is_friendly(client: FlaskClient) -> None:
     assert "Tato stránka neexistuje." in response.get_data(as_text=True)
 
 
-def test_rules_errors_become_409_or_422(app: Flask) -> None:
+def test_rules_errors_become_409_or_400(app: Flask) -> None:
     """A RulesError from a view is answered with the core's error code."""
     from referee.rules.errors import IllegalAction, MalformedAction
 
@@ -172,7 +172,7 @@ def test_rules_errors_become_409_or_422(app: Flask) -> None:
     client = app.test_client()
     assert client.get("/api/_illegal").status_code == 409
     assert client.get("/api/_illegal").json == {"error": "illegal", "message": "not now", "status": 409}
-    assert client.get("/api/_malformed").status_code == 422
+    assert client.get("/api/_malformed").status_code == 400
 
 
 # --- CSRF ------------------------------------------------------------------------------------

@@ -70,7 +70,10 @@ def create_app(
     realtime.init_app(app)
     app.register_blueprint(home.bp)
     app.jinja_env.globals["template_exists"] = _template_exists(app)
-    # Game blueprints of the lead are registered here.
+    from referee.web import games, live
+
+    games.init_app(app)
+    live.init_app(app)
     return app
 
 

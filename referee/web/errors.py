@@ -6,7 +6,7 @@ from flask import Flask, Response, current_app, jsonify, make_response, render_t
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from werkzeug.exceptions import HTTPException, InternalServerError, ServiceUnavailable
 
-from referee.rules.errors import MalformedAction, RulesError
+from referee.rules.errors import MalformedAction, NotYourTurn, RulesError
 from referee.store import GameNotFound, StoreBusy
 
 
@@ -55,8 +55,8 @@ def handle_http_error(exc: HTTPException) -> Response:
 
 
 def handle_rules_error(exc: RulesError) -> Response:
-    """A rules refusal: 422 if malformed, else 409, with the core's error code."""
-    code = 422 if isinstance(exc, MalformedAction) else 409
+    """A rules refusal: 400 if malformed, 403 if not this role's to take, else 409; with the core's code."""
+    code = 400 if isinstance(exc, MalformedAction) else 403 if isinstance(exc, NotYourTurn) else 409
     return _render(code, exc.code, exc.message)
 
 

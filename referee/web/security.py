@@ -80,7 +80,9 @@ def check_csrf() -> None:
         return
     if _token_ok(request.headers.get(CSRF_HEADER)):
         return
-    simple = (request.mimetype or "") in SIMPLE_TYPES
+    # Only a POST can come from a cross-site form; other methods cross sites only with a CORS
+    # preflight, which we never grant.
+    simple = request.method == "POST" and (request.mimetype or "") in SIMPLE_TYPES
     if simple and _token_ok(request.form.get(CSRF_FIELD)):
         return
     if not simple and _same_origin():

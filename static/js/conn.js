@@ -205,6 +205,8 @@ export class Connection extends EventTarget {
     this.clockEveryMs = clockEveryMs;
 
     this.lastSeq = initialSeq;
+    // Sent with every resync and action: a pilot page's slip, so the server knows which order it is.
+    this.extra = options.extra || {};
     this.offset = 0;          // server clock minus local clock, ms
     this.precision = null;    // ± ms; null until measured
     this.outbox = new Outbox(storage, storageKey);
@@ -289,7 +291,7 @@ export class Connection extends EventTarget {
     const entry = {
       client_id: clientId,
       event,
-      payload: { game: this.game, client_id: clientId, action },
+      payload: { game: this.game, client_id: clientId, action, ...this.extra },
       created: Date.now(),
       tries: 0,
     };
@@ -305,7 +307,7 @@ export class Connection extends EventTarget {
     if (!this.socket || !this.socket.connected) return;
     this._resyncing = true;
     this._updateStatus();
-    this._emitAck('resync', { game: this.game, seq: this.lastSeq }, this.ackTimeoutMs)
+    this._emitAck('resync', { game: this.game, seq: this.lastSeq, ...this.extra }, this.ackTimeoutMs)
       .then((reply) => {
         // The server may answer in the ack or by pushing view/events.
         if (reply && Array.isArray(reply.events)) this._onEvents(reply);

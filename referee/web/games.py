@@ -1,0 +1,515 @@
+"""Air-raid games over HTTP: pages and the JSON API. Each handler parses, applies, saves, emits."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+import secrets
+import time
+import tomllib
+from typing import Any
+
+import qrcode  # type: ignore[import-untyped]
+import qrcode.image.svg  # type: ignore[import-untyped]
+from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
+from flask_babel import gettext as _  # type: ignore[import-untyped]
+from sqlalchemy import Table, select
+from typing import cast
+
+from referee import store as store_module
+from referee.models import Device, EventRow, Token
+from referee.resources import resource_path
+from referee.rules import airraid
+from referee.rules.errors import MalformedAction, RulesError, RulesetError
+from referee.rules.events import Role as RulesRole
+from referee.rules.placement import Impossible
+from referee.rules.ruleset import read_toml, ruleset_from_dict
+from referee.rules.sea import Ship, check_fleet, random_sea
+from referee.store import GameNotFound, reading
+from referee.web.auth import (
+    Role,
+    TokenKind,
+    current_device_id,
+    current_roles,
+    current_team,
+    is_server_referee,
+    issue_token,
+    make_slip,
+    read_slip,
+    reissue_join_token,
+    revoke_device,
+)
+from referee.web.extensions import db
+
+store_module.MODES.setdefault(airraid.MODE, airraid)  # type: ignore[arg-type]
+
+bp = Blueprint("games", __name__)
+devices_t = cast(Table, Device.__table__)
+events_t = cast(Table, EventRow.__table__)
+tokens_t = cast(Table, Token.__table__)
+
+DEFAULT_RULESET = "airraid"
+
+
+# --- Roles -----------------------------------------------------------------------------------
+
+
+def role_in(game_id: str, slip: str | None = None) -> str:
+    """Return the rules role of this browser in a game: referee, team:X, pilot:ORDER or public."""
+    if slip:
+        found = read_slip(slip)
+        if found is None or found[0] != game_id:
+            abort(403, description=_("This slip is not genuine, or belongs to another game."))
+        return f"pilot:{found[1]}"
+    roles = current_roles(game_id)
+    if Role.REFEREE in roles:
+        return "referee"
+    team = current_team(game_id)
+    if team is not None:
+        return f"team:{team}"
+    return "public"
+
+
+def load_state(game_id: str) -> airraid.State:
+    """Return a game's current state, or 404."""
+    try:
+        state, _version = db.store.load(game_id)
+    except GameNotFound:
+        abort(404, description=_("There is no such game."))
+    return cast(airraid.State, state)
+
+
+def view_of(state: airraid.State, role: str, game_id: str) -> dict[str, Any]:
+    """Return a role's view, with the referee's log rows naming the device that sent each event."""
+    view = airraid.view_for(state, RulesRole.from_str(role), now=time.time())
+    if role == "referee":
+        names = device_names(game_id)
+        for row in view.get("log", []):
+            row["device"] = names.get(row["seq"])
+    return view
+
+
+def device_names(game_id: str) -> dict[int, str]:
+    """Map event seq to the name of the device that sent it."""
+    with reading(db.engine) as conn:
+        rows = conn.execute(
+            select(events_t.c.seq, devices_t.c.name, devices_t.c.id)
+            .join(devices_t, devices_t.c.id == events_t.c.device_id)
+            .where(events_t.c.game_id == game_id)
+        ).all()
+    return {int(r.seq): (r.name or f"device {r.id[:4]}") for r in rows}
+
+
+# --- Running an action -------------------------------------------------------------------------
+
+
+def run_action(game_id: str, role: str, action: Any, *, client_id: Any = None, version: Any = None) -> dict[str, Any]:
+    """Apply one action for a role, store it, push the new views; return the JSON answer."""
+    if not isinstance(action, dict):
+        raise MalformedAction("action must be a JSON object with a type")
+    if client_id is not None and (not isinstance(client_id, str) or not 1 <= len(client_id) <= 64):
+        raise MalformedAction("client_id must be text of 1 to 64 characters")
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+        raise MalformedAction("version must be a whole number")
+    if action.get("type") == "create_game":
+        raise MalformedAction("create a game with POST /api/games")
+    device = current_device_id(game_id) if role.startswith("team:") else None
+    result = db.store.execute(
+        game_id, action, at=time.time(), by=role, device_id=device, client_id=client_id, version=version
+    )
+    from referee.web import live
+
+    live.push_views(game_id, result.state)
+    return {
+        "ok": True,
+        "duplicate": result.duplicate,
+        "seq": result.version,
+        "events": [e.to_dict() for e in result.events],
+        "view": view_of(result.state, role, game_id),
+    }
+
+
+def json_body() -> dict[str, Any]:
+    """Return the request's JSON object, or a 400 naming the problem."""
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise MalformedAction("send a JSON object (Content-Type: application/json)")
+    return data
+
+
+# --- Creating games ----------------------------------------------------------------------------
+
+
+def default_ruleset_data() -> dict[str, Any]:
+    """Return the packaged air-raid ruleset's data."""
+    return read_toml(resource_path("config") / "rulesets" / f"{DEFAULT_RULESET}.toml")
+
+
+def ruleset_data_from(text: str | None) -> dict[str, Any]:
+    """Return the ruleset a referee uploaded (a modified copy), or the default one."""
+    if not text or not text.strip():
+        return default_ruleset_data()
+    if len(text) > 100_000:
+        raise MalformedAction("the ruleset file is larger than 100 kB")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise MalformedAction(f"the ruleset file is not valid TOML: {exc}") from exc
+    try:
+        ruleset_from_dict(data, "uploaded ruleset")
+    except RulesetError as exc:
+        raise MalformedAction("; ".join(exc.lines())) from exc
+    return data
+
+
+def create_game(body: dict[str, Any]) -> dict[str, Any]:
+    """Create a game from the referee's form or JSON; return its id and links."""
+    teams = body.get("teams")
+    action: dict[str, Any] = {"type": "create_game", "ruleset": ruleset_data_from(body.get("ruleset_toml")), "teams": teams}
+    for key in ("sea_size", "round_seconds"):
+        if body.get(key) not in (None, ""):
+            action[key] = body[key]
+    result = db.store.create_game(airraid.MODE, action, at=time.time(), by="referee")
+    game_id = result.game_id
+    issue_token(db.engine, TokenKind.GAME_REFEREE, game_id=game_id, label="creator")
+    links = {"join": {t: join_url(game_id, t) for t in airraid.TEAMS}}
+    return {"game": game_id, "links": {"referee": url_for("games.referee_page", game_id=game_id, _external=True), "watch": url_for("games.watch_page", game_id=game_id, _external=True), **links}}
+
+
+def join_url(game_id: str, team: str, *, reissue: bool = True) -> str:
+    """Issue a team's join link (revoking the previous one) and return it."""
+    issued = reissue_join_token(db.engine, game_id, team)
+    return url_for("games.team_page", game_id=game_id, t=issued.token, _external=True)
+
+
+def qr_svg(data: str, box_size: int = 10) -> str:
+    """Return a QR code as inline SVG markup."""
+    image = qrcode.make(data, image_factory=qrcode.image.svg.SvgPathImage, box_size=box_size, border=2)
+    text: str = image.to_string(encoding="unicode")
+    return text[text.index("<svg") :] if "<svg" in text else text
+
+
+def sea_sizes() -> list[dict[str, Any]]:
+    """Return the default ruleset's sea-size table for the new-game form."""
+    rs = ruleset_from_dict(default_ruleset_data())
+    return [{"min": r.min_players, "max": r.max_players, "size": r.size, "ships": len(r.fleet)} for r in rs.sea_sizes]
+
+
+@bp.route("/games/new", methods=["GET", "POST"])
+def new_game() -> Any:
+    """Show the referee's new-game form, and create the game it posts."""
+    if not is_server_referee():
+        abort(403, description=_("Only the referee may create a game. Open the link printed in the terminal."))
+    if request.method == "GET":
+        return render_template("games/new.html", form={}, error=None, sea_sizes=sea_sizes())
+    form = request.form
+    teams = []
+    for i in (1, 2):
+        players = [p.strip() for p in form.get(f"team{i}_players", "").splitlines() if p.strip()]
+        teams.append({"name": form.get(f"team{i}_name", "").strip(), "colour": form.get(f"team{i}_colour", "") or None, "players": players})
+    body: dict[str, Any] = {"teams": teams}
+    for key in ("sea_size", "round_seconds"):
+        value = form.get(key, "").strip()
+        if value:
+            try:
+                body[key] = int(value) if key == "sea_size" else _seconds(value)
+            except ValueError:
+                return render_template("games/new.html", form=form, error=_("%(field)s must be a number.", field=key), sea_sizes=sea_sizes()), 400
+    upload = request.files.get("ruleset_file")
+    if upload is not None and upload.filename:
+        body["ruleset_toml"] = upload.read(100_001).decode("utf-8", errors="replace")
+    try:
+        created = create_game(body)
+    except RulesError as exc:
+        return render_template("games/new.html", form=form, error=exc.message, sea_sizes=sea_sizes()), 400
+    return redirect(url_for("games.referee_page", game_id=created["game"]), code=303)
+
+
+def _seconds(text: str) -> int:
+    """Parse a round length written as seconds ("300") or minutes and seconds ("5:00")."""
+    if ":" in text:
+        minutes, _sep, seconds = text.partition(":")
+        return int(minutes) * 60 + int(seconds or 0)
+    return int(text)
+
+
+@bp.post("/api/games")
+def api_create_game() -> Any:
+    """Create a game (referee): teams, players, optional sea size, round length and ruleset."""
+    if not is_server_referee():
+        abort(403, description=_("Only the referee may create a game."))
+    return jsonify(create_game(json_body())), 201
+
+
+# --- Pages ---------------------------------------------------------------------------------------
+
+
+def page(template: str, game_id: str, role: str, state: airraid.State, **extra: Any) -> str:
+    """Render a game page with its initial view handed to the page's script."""
+    view = view_of(state, role, game_id)
+    slip = extra.pop("slip", None)
+    page_data = {"game": game_id, "role": role, "seq": state.version, "view": view, "slip": slip, "api": f"/api/games/{game_id}"}
+    return render_template(template, game_id=game_id, role=role, view=view, seq=state.version, slip=slip, page_data=page_data, **extra)
+
+
+@bp.get("/g/<game_id>/referee")
+def referee_page(game_id: str) -> Any:
+    """Show the referee's dashboard."""
+    state = load_state(game_id)
+    if role_in(game_id) != "referee":
+        abort(403, description=_("Only the referee may open the dashboard."))
+    links = {"watch": url_for("games.watch_page", game_id=game_id, _external=True)}
+    join = {t: existing_join_url(game_id, t) for t in airraid.TEAMS}
+    qr = {t: qr_svg(url) for t, url in join.items() if url}
+    return page("games/referee.html", game_id, "referee", state, links={**links, "join": join}, qr=qr)
+
+
+def existing_join_url(game_id: str, team: str) -> str:
+    """Return a fresh join link for a team; the dashboard shows it as a QR code."""
+    # Raw tokens are never stored, so showing the link again means issuing a new one. Phones
+    # that already joined keep their own device tokens.
+    return join_url(game_id, team)
+
+
+@bp.get("/g/<game_id>/team")
+def team_page(game_id: str) -> Any:
+    """Show a team base's page (Sea, Orders, Live) to a joined phone."""
+    state = load_state(game_id)
+    team = current_team(game_id)
+    if team is None:
+        abort(403, description=_("This phone has not joined a team of this game. Scan the team's QR code."))
+    return page("games/team.html", game_id, f"team:{team}", state, team=team)
+
+
+@bp.get("/g/<game_id>/watch")
+def watch_page(game_id: str) -> Any:
+    """Show the projector's public view: timer, scores, latest events."""
+    state = load_state(game_id)
+    return page("games/watch.html", game_id, "public", state)
+
+
+@bp.get("/s/<slip>")
+def pilot_page(slip: str) -> Any:
+    """Open the order a slip names: its pilot's page, on any phone."""
+    found = read_slip(slip)
+    if found is None:
+        abort(404, description=_("This is not a genuine order slip."))
+    game_id, order_id = found
+    state = load_state(game_id)
+    order = state.order(order_id)
+    if order is None:
+        return render_template("error.html", code=410, title=_("Order gone"), message=_("This order was removed or voided; ask your base for a new slip.")), 410
+    return page("games/pilot.html", game_id, f"pilot:{order_id}", state, slip=slip, order=order_id)
+
+
+@bp.get("/g/<game_id>/slips")
+def slips_page(game_id: str) -> Any:
+    """Show the round's order slips as an A4 print page."""
+    state = load_state(game_id)
+    role = role_in(game_id)
+    slips = slips_of(state, game_id, role, request.args.get("round"))
+    return page("games/slips.html", game_id, role, state, slips=[{**s, "qr_svg": qr_svg(s["url"], 6)} for s in slips])
+
+
+def slips_of(state: airraid.State, game_id: str, role: str, round_arg: str | None) -> list[dict[str, Any]]:
+    """Return the slips a role may print for a round (default: the current one)."""
+    if role not in ("referee",) and not role.startswith("team:"):
+        abort(403, description=_("Only a team base or the referee prints slips."))
+    number = state.round.number if state.round else 0
+    if round_arg:
+        try:
+            number = int(round_arg)
+        except ValueError:
+            abort(400, description=_("round must be a number."))
+    if not 1 <= number <= len(state.rounds):
+        return []
+    rnd = state.rounds[number - 1]
+    rows = []
+    for order in rnd.orders.values():
+        if role != "referee" and role != f"team:{order.team}":
+            continue
+        grid = state.grid(airraid.other(order.team))
+        team = state.teams[order.team]
+        ship = team.ship(order.ship)
+        rows.append(
+            {
+                "order": order.id, "pilot": order.pilot, "team": order.team, "team_name": team.name, "kind": order.kind,
+                "ship": order.ship, "ship_kind": ship.kind if ship else "", "corridor": order.corridor,
+                "position": order.position, "label": order.label(), "round": order.round,
+                "target": grid.square_name(order.target) if order.target else None,
+                "url": url_for("games.pilot_page", slip=make_slip(game_id, order.id), _external=True),
+            }
+        )
+    return rows
+
+
+# --- JSON API ------------------------------------------------------------------------------------
+
+
+@bp.get("/api/games/<game_id>/view")
+def api_view(game_id: str) -> Any:
+    """Return the caller's view of a game (pilots pass ?slip=)."""
+    state = load_state(game_id)
+    role = role_in(game_id, request.args.get("slip"))
+    return jsonify(view_of(state, role, game_id))
+
+
+@bp.post("/api/games/<game_id>/actions")
+def api_action(game_id: str) -> Any:
+    """Apply one action as the caller's role: {action, client_id?, version?, slip?}."""
+    body = json_body()
+    load_state(game_id)
+    role = role_in(game_id, body.get("slip") if isinstance(body.get("slip"), str) else None)
+    if role == "public":
+        abort(403, description=_("Watchers cannot act. Join a team or open your slip."))
+    return jsonify(run_action(game_id, role, body.get("action"), client_id=body.get("client_id"), version=body.get("version")))
+
+
+@bp.get("/api/games/<game_id>/events")
+def api_events(game_id: str) -> Any:
+    """Return the event log after a seq (referee; anyone once the game is over)."""
+    state = load_state(game_id)
+    require_log_access(game_id, state)
+    try:
+        since = int(request.args.get("since", "0"))
+    except ValueError:
+        raise MalformedAction("since must be a whole number")
+    return jsonify({"events": [e.to_dict() for e in db.store.events_since(game_id, since)]})
+
+
+def require_log_access(game_id: str, state: airraid.State) -> None:
+    """Refuse the full log (which holds both fleets) to anyone but the referee until the game ends."""
+    if state.phase != "over" and role_in(game_id) != "referee":
+        abort(403, description=_("The full log holds both fleets: it opens to everyone when the game is over."))
+
+
+def _team_of_request(game_id: str, body: dict[str, Any]) -> str:
+    role = role_in(game_id)
+    team = body.get("team")
+    if team not in airraid.TEAMS:
+        raise MalformedAction("team must be A or B")
+    if role != "referee" and role != f"team:{team}":
+        abort(403, description=_("Only that team or the referee may do this."))
+    return str(team)
+
+
+@bp.post("/api/games/<game_id>/sea/check")
+def api_sea_check(game_id: str) -> Any:
+    """Check a draft sea without storing it: {team, ships} → {ok, problems}."""
+    body = json_body()
+    state = load_state(game_id)
+    team = _team_of_request(game_id, body)
+    grid = state.grid(team)
+    raw = body.get("ships")
+    if not isinstance(raw, list) or len(raw) > 26:
+        raise MalformedAction("ships must be a list of the fleet's ships")
+    ships = [Ship.from_dict(item, grid) for item in raw]
+    ships = [Ship(s.id or chr(65 + i), s.kind, s.squares) for i, s in enumerate(ships)]
+    problems = check_fleet(grid, state.ruleset.sea, state.teams[team].fleet, ships)
+    return jsonify({"ok": not problems, "problems": [p.to_dict(grid) for p in problems]})
+
+
+@bp.post("/api/games/<game_id>/sea/random")
+def api_sea_random(game_id: str) -> Any:
+    """Place a team's fleet at random (not stored): {team} → {ships}."""
+    body = json_body()
+    state = load_state(game_id)
+    team = _team_of_request(game_id, body)
+    grid = state.grid(team)
+    try:
+        ships = random_sea(grid, state.ruleset.sea, state.teams[team].fleet, random.Random(secrets.randbits(64)))
+    except Impossible as exc:
+        return jsonify({"error": "impossible", "message": exc.message}), 409
+    return jsonify({"ships": [s.to_dict(grid) for s in ships]})
+
+
+@bp.get("/api/games/<game_id>/devices")
+def api_devices(game_id: str) -> Any:
+    """List the phones that joined a game's teams (referee)."""
+    load_state(game_id)
+    if role_in(game_id) != "referee":
+        abort(403, description=_("Only the referee may see the devices."))
+    with reading(db.engine) as conn:
+        rows = conn.execute(
+            select(devices_t, tokens_t.c.subject, tokens_t.c.revoked_at.label("token_revoked"))
+            .join(tokens_t, tokens_t.c.id == devices_t.c.token_id)
+            .where(devices_t.c.game_id == game_id)
+            .order_by(devices_t.c.created_at)
+        ).all()
+    return jsonify(
+        {
+            "devices": [
+                {"id": r.id, "team": r.subject, "name": r.name, "created_at": r.created_at, "last_seen_at": r.last_seen_at, "revoked": r.token_revoked is not None or r.revoked_at is not None}
+                for r in rows
+            ]
+        }
+    )
+
+
+@bp.route("/api/games/<game_id>/devices/<device_id>", methods=["POST", "DELETE"])
+def api_device(game_id: str, device_id: str) -> Any:
+    """Rename (POST {name}) or revoke (DELETE) a joined phone (referee)."""
+    load_state(game_id)
+    if role_in(game_id) != "referee":
+        abort(403, description=_("Only the referee may manage devices."))
+    with reading(db.engine) as conn:
+        exists = conn.execute(select(devices_t.c.id).where(devices_t.c.id == device_id, devices_t.c.game_id == game_id)).scalar()
+    if exists is None:
+        abort(404, description=_("There is no such device in this game."))
+    if request.method == "DELETE":
+        revoke_device(db.engine, device_id)
+        return jsonify({"ok": True, "revoked": device_id})
+    name = json_body().get("name")
+    if not isinstance(name, str) or not 1 <= len(name.strip()) <= 40:
+        raise MalformedAction("name must be text of 1 to 40 characters")
+    with db.engine.begin() as conn:
+        conn.execute(devices_t.update().where(devices_t.c.id == device_id).values(name=name.strip()))
+    return jsonify({"ok": True, "id": device_id, "name": name.strip()})
+
+
+@bp.post("/api/games/<game_id>/teams/<team>/join-link")
+def api_join_link(game_id: str, team: str) -> Any:
+    """Re-issue a team's join link; the old one stops working (referee)."""
+    load_state(game_id)
+    if role_in(game_id) != "referee":
+        abort(403, description=_("Only the referee may issue join links."))
+    if team not in airraid.TEAMS:
+        abort(404, description=_("There is no such team."))
+    url = join_url(game_id, team)
+    return jsonify({"url": url, "qr_svg": qr_svg(url)})
+
+
+@bp.get("/api/games/<game_id>/slips")
+def api_slips(game_id: str) -> Any:
+    """List the slips of a round with their links (team: its own; referee: all)."""
+    state = load_state(game_id)
+    return jsonify({"slips": slips_of(state, game_id, role_in(game_id), request.args.get("round"))})
+
+
+@bp.get("/api/games/<game_id>/log.json")
+def api_log_json(game_id: str) -> Any:
+    """Download the whole event log as JSON (referee; anyone once the game is over)."""
+    state = load_state(game_id)
+    require_log_access(game_id, state)
+    body = json.dumps({"game": game_id, "events": [e.to_dict() for e in state.log], "voided": state.voided, "outcome": airraid.view_for(state, RulesRole("referee"), time.time())["outcome"]}, ensure_ascii=False, indent=1)
+    return Response(body, mimetype="application/json", headers={"Content-Disposition": f'attachment; filename="referee-{game_id}.json"'})
+
+
+@bp.get("/api/games/<game_id>/log.csv")
+def api_log_csv(game_id: str) -> Any:
+    """Download the event log as CSV, one row per event (referee; anyone once the game is over)."""
+    state = load_state(game_id)
+    require_log_access(game_id, state)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["seq", "time", "by", "kind", "data", "voided", "skipped"])
+    for e in state.log:
+        writer.writerow([e.seq, time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.at)), e.by, e.kind, json.dumps(dict(e.data), ensure_ascii=False), state.voided.get(e.seq, ""), state.skipped.get(e.seq, "")])
+    return Response(out.getvalue(), mimetype="text/csv", headers={"Content-Disposition": f'attachment; filename="referee-{game_id}.csv"'})
+
+
+def init_app(app: Any) -> None:
+    """Register the games blueprint."""
+    app.register_blueprint(bp)

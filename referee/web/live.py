@@ -1,0 +1,174 @@
+"""Air-raid games over Socket.IO: each socket gets the view of its one role, after every change.
+
+Who sends what:
+- a page sends `resync {game, seq, slip?}` on every (re)connect and gets its fresh view back;
+- a page sends `action {game, client_id, action, slip?}` and gets `{ok, seq, view}` or a refusal;
+- the server pushes `view {seq, view}` to every socket of the game, each with its own role's view.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from flask import Flask, request
+from flask_socketio import join_room, leave_room  # type: ignore[import-untyped]
+from werkzeug.exceptions import HTTPException
+
+from referee.rules import airraid
+from referee.rules.errors import RulesError
+from referee.rules.events import Role as RulesRole
+from referee.store import GameNotFound, StoreError
+from referee.web.extensions import db, socketio
+
+log = logging.getLogger(__name__)
+
+# sid -> (game id, role): the role is settled once, at resync, from cookies or the slip.
+_sockets: dict[str, tuple[str, str]] = {}
+_lock = threading.Lock()
+
+
+def room_of(game_id: str, role: str) -> str:
+    """Return the room of every socket that sees a game as one role."""
+    return f"game:{game_id}:as:{role}"
+
+
+def push_views(game_id: str, state: airraid.State) -> None:
+    """Send every role's fresh view to the sockets of that role (through the message queue if any)."""
+    from referee.web.games import view_of
+
+    roles = ["referee", "public", "team:A", "team:B"]
+    for rnd in state.rounds[-2:]:
+        roles.extend(f"pilot:{o}" for o in rnd.orders)
+    for role in roles:
+        try:
+            view = view_of(state, role, game_id)
+        except RulesError:
+            continue
+        socketio.emit("view", {"seq": state.version, "view": view}, to=room_of(game_id, role))
+
+
+def _refusal(exc: Exception) -> dict[str, Any]:
+    if isinstance(exc, RulesError):
+        return {"ok": False, "error": exc.code, "message": exc.message}
+    if isinstance(exc, GameNotFound):
+        return {"ok": False, "error": "not_found", "message": "There is no such game."}
+    if isinstance(exc, HTTPException):
+        return {"ok": False, "error": "forbidden" if exc.code == 403 else "refused", "message": exc.description or ""}
+    if isinstance(exc, StoreError):
+        return {"ok": False, "error": "busy", "message": "The server is busy; your entry will be sent again."}
+    log.exception("unexpected error in a socket handler")
+    return {"ok": False, "error": "server", "message": "Something went wrong on the server; nothing was changed."}
+
+
+def _game_and_slip(data: Any) -> tuple[str, str | None]:
+    if not isinstance(data, dict):
+        raise RulesErrorMalformed("send an object with the game's id")
+    game = data.get("game")
+    slip = data.get("slip")
+    if not isinstance(game, str) or not 1 <= len(game) <= 32:
+        raise RulesErrorMalformed("game must be the game's id")
+    if slip is not None and (not isinstance(slip, str) or len(slip) > 200):
+        raise RulesErrorMalformed("slip must be the slip's code")
+    return game, slip
+
+
+class RulesErrorMalformed(RulesError):
+    """A socket payload that is not of the expected form."""
+
+    code = "malformed"
+
+
+@socketio.on("resync")  # type: ignore[untyped-decorator]
+def on_resync(data: Any) -> dict[str, Any]:
+    """From any page: settle this socket's role, join its room, and answer with a fresh view."""
+    from referee.web.games import load_state, role_in, view_of
+
+    try:
+        game_id, slip = _game_and_slip(data)
+        state = load_state(game_id)
+        role = role_in(game_id, slip)
+        sid = request.sid  # type: ignore[attr-defined]
+        with _lock:
+            old = _sockets.get(sid)
+            _sockets[sid] = (game_id, role)
+        if old and old != (game_id, role):
+            leave_room(room_of(*old))
+        join_room(room_of(game_id, role))
+        return {"ok": True, "seq": state.version, "view": view_of(state, role, game_id)}
+    except Exception as exc:  # every refusal is an answer, never a dropped socket
+        return _refusal(exc)
+
+
+@socketio.on("action")  # type: ignore[untyped-decorator]
+def on_action(data: Any) -> dict[str, Any]:
+    """From a team, pilot or referee page: apply one entry; the ack answers, every screen gets its view."""
+    from referee.web.games import load_state, role_in, run_action
+
+    try:
+        game_id, slip = _game_and_slip(data)
+        load_state(game_id)
+        role = role_in(game_id, slip)
+        if role == "public":
+            return {"ok": False, "error": "forbidden", "message": "Watchers cannot act. Join a team or open your slip."}
+        return run_action(game_id, role, data.get("action"), client_id=data.get("client_id"), version=data.get("version"))
+    except Exception as exc:
+        return _refusal(exc)
+
+
+@socketio.on("disconnect")  # type: ignore[untyped-decorator]
+def on_disconnect(*_args: Any) -> None:
+    """Forget a socket that went away."""
+    with _lock:
+        _sockets.pop(request.sid, None)  # type: ignore[attr-defined]
+
+
+def end_rounds_on_time(app: Flask, now: float | None = None) -> list[str]:
+    """End every round whose deadline has passed; return the games whose round ended.
+
+    Every process runs this; the state version makes the end of a round happen once: a second
+    attempt finds no round in the air and is refused.
+    """
+    ended: list[str] = []
+    now = time.time() if now is None else now
+    with app.app_context():
+        store = db.store
+        for game_id in store.playing_game_ids():
+            try:
+                state, _version = store.load(game_id)
+            except StoreError:
+                continue
+            rnd = state.round if isinstance(state, airraid.State) else None
+            if rnd is None or state.phase != "playing" or rnd.phase != "airborne" or rnd.timer.deadline is None:
+                continue
+            if rnd.timer.deadline > now:
+                continue
+            try:
+                result = store.execute(game_id, {"type": "end_round"}, at=now, by="clock")
+            except RulesError:
+                continue  # another process ended it first
+            push_views(game_id, result.state)
+            ended.append(game_id)
+    return ended
+
+
+def start_round_clock(app: Flask, every: float = 0.25) -> None:
+    """Run the deadline check in the background for as long as the server runs."""
+
+    def loop() -> None:
+        while True:
+            socketio.sleep(every)
+            try:
+                end_rounds_on_time(app)
+            except Exception:  # the clock must keep ticking whatever one game does
+                log.exception("round clock")
+
+    socketio.start_background_task(loop)
+
+
+def init_app(app: Flask) -> None:
+    """Start the round clock unless testing (tests call end_rounds_on_time themselves)."""
+    if not app.config.get("TESTING"):
+        start_round_clock(app)
