@@ -216,3 +216,14 @@ def test_referee_manages_devices_and_reissues_join_links(app: Flask, game: dict[
     new = game["referee"].post(f"/api/games/{gid}/teams/B/join-link", json={}).get_json()["url"]
     assert app.test_client().get(old).status_code == 403
     assert re.search(r"t=", new)
+
+
+def test_the_openapi_document_is_valid_and_names_every_api_route(app: Flask) -> None:
+    from openapi_spec_validator import validate
+
+    doc = app.test_client().get("/api/openapi.json").get_json()
+    validate(doc)
+    documented = set(doc["paths"])
+    routes = {re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", r.rule) for r in app.url_map.iter_rules() if r.rule.startswith("/api/") and not r.rule.startswith("/api/_")}
+    routes.discard("/api/openapi.json")
+    assert routes <= documented, routes - documented

@@ -125,8 +125,8 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
         problems.append(SeaProblem(f"two ships share the letter {dup}", (dup,)))
     # The fleet count comes first: a referee fixing a sea wants to know what is missing.
     wanted: dict[str, int] = {}
-    for kind in fleet:
-        wanted[kind] = wanted.get(kind, 0) + 1
+    for kind_name in fleet:
+        wanted[kind_name] = wanted.get(kind_name, 0) + 1
     have: dict[str, int] = {}
     for ship in ships:
         have[ship.kind] = have.get(ship.kind, 0) + 1
@@ -148,14 +148,14 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
         if off:
             problems.append(SeaProblem(f"{label} lies off the sea at {grid.names(off)}", (ship.id,), off))
             continue
-        kind = rules.kinds.get(ship.kind)
-        if kind is None:
+        ship_kind = rules.kinds.get(ship.kind)
+        if ship_kind is None:
             continue
-        if not kind.shape.matches(ship.squares, rules.mirror):
+        if not ship_kind.shape.matches(ship.squares, rules.mirror):
             how = "turned or mirrored" if rules.mirror else "turned"
             problems.append(
                 SeaProblem(
-                    f"{label} at {grid.names(ship.squares)} is not the shape {kind.shape.to_text()} ({how})",
+                    f"{label} at {grid.names(ship.squares)} is not the shape {ship_kind.shape.to_text()} ({how})",
                     (ship.id,),
                     ship.squares,
                 )
