@@ -304,6 +304,12 @@ def pilot_page(slip: str) -> Any:
     return page("games/pilot.html", game_id, f"pilot:{order_id}", state, slip=slip, order=order_id)
 
 
+@bp.get("/scan")
+def scan_page() -> Any:
+    """Scan an order slip's QR code with the camera (or type its code) to open it."""
+    return render_template("games/scan.html")
+
+
 @bp.get("/g/<game_id>/slips")
 def slips_page(game_id: str) -> Any:
     """Show the round's order slips as an A4 print page."""
