@@ -227,3 +227,10 @@ def test_the_openapi_document_is_valid_and_names_every_api_route(app: Flask) -> 
     routes = {re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", r.rule) for r in app.url_map.iter_rules() if r.rule.startswith("/api/") and not r.rule.startswith("/api/_")}
     routes.discard("/api/openapi.json")
     assert routes <= documented, routes - documented
+
+
+def test_a_socket_flooding_actions_is_slowed_down(app: Flask, game: dict[str, Any]) -> None:
+    sock = socketio.test_client(app, flask_test_client=game["B"])
+    answers = [sock.emit("action", {"game": game["id"], "action": {"type": "start_game"}}, callback=True) for _ in range(60)]
+    assert answers[0]["error"] == "not_your_turn"
+    assert answers[-1]["error"] == "rate_limited"

@@ -29,6 +29,27 @@ log = logging.getLogger(__name__)
 _sockets: dict[str, tuple[str, str]] = {}
 _lock = threading.Lock()
 
+# A token bucket per socket: a phone's burst of queued entries passes, a flood does not.
+RATE_PER_SECOND = 10.0
+RATE_BURST = 40.0
+_buckets: dict[str, tuple[float, float]] = {}
+
+
+def _allowed(sid: str, now: float | None = None) -> bool:
+    """Take one token from a socket's bucket; False when it is empty."""
+    now = time.monotonic() if now is None else now
+    with _lock:
+        tokens, last = _buckets.get(sid, (RATE_BURST, now))
+        tokens = min(RATE_BURST, tokens + (now - last) * RATE_PER_SECOND)
+        if tokens < 1.0:
+            _buckets[sid] = (tokens, now)
+            return False
+        _buckets[sid] = (tokens - 1.0, now)
+        return True
+
+
+TOO_FAST = {"ok": False, "error": "rate_limited", "message": "Too many messages from this page; wait a moment."}
+
 
 def room_of(game_id: str, role: str) -> str:
     """Return the room of every socket that sees a game as one role."""
@@ -86,11 +107,13 @@ def on_resync(data: Any) -> dict[str, Any]:
     """From any page: settle this socket's role, join its room, and answer with a fresh view."""
     from referee.web.games import load_state, role_in, view_of
 
+    sid = request.sid  # type: ignore[attr-defined]
+    if not _allowed(sid):
+        return TOO_FAST
     try:
         game_id, slip = _game_and_slip(data)
         state = load_state(game_id)
         role = role_in(game_id, slip)
-        sid = request.sid  # type: ignore[attr-defined]
         with _lock:
             old = _sockets.get(sid)
             _sockets[sid] = (game_id, role)
@@ -107,6 +130,8 @@ def on_action(data: Any) -> dict[str, Any]:
     """From a team, pilot or referee page: apply one entry; the ack answers, every screen gets its view."""
     from referee.web.games import load_state, role_in, run_action
 
+    if not _allowed(request.sid):  # type: ignore[attr-defined]
+        return TOO_FAST
     try:
         game_id, slip = _game_and_slip(data)
         load_state(game_id)
@@ -123,6 +148,7 @@ def on_disconnect(*_args: Any) -> None:
     """Forget a socket that went away."""
     with _lock:
         _sockets.pop(request.sid, None)  # type: ignore[attr-defined]
+        _buckets.pop(request.sid, None)  # type: ignore[attr-defined]
 
 
 def end_rounds_on_time(app: Flask, now: float | None = None) -> list[str]:
