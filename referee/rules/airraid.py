@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .errors import GameOver, IllegalAction, MalformedAction, NotYourTurn, RulesError, StaleVersion
+from .errors import GameOver, IllegalAction, MalformedAction, Msg, Name, NotYourTurn, RulesError, StaleVersion, join_msgs
 from .events import CLOCK, JSON, REFEREE, Event, Role, Throw, decode, encode, parse_throws
 from .grid import Grid, Square
 from .ruleset import AirRaidRuleset, ruleset_from_dict
@@ -242,10 +242,10 @@ class Fields:
 
     def __init__(self, data: Mapping[str, Any], allowed: Iterable[str]) -> None:
         if not isinstance(data, Mapping):
-            raise MalformedAction("an action is a JSON object")
+            raise MalformedAction(Msg('an action is a JSON object'))
         unknown = sorted(set(data) - set(allowed) - {"type"})
         if unknown:
-            raise MalformedAction(f"unknown field {unknown[0]!r} in {data.get('type')!r}")
+            raise MalformedAction(Msg('unknown field {unknown!r} in {action!r}', unknown=unknown[0], action=data.get('type')))
         self.data = data
 
     def text(self, key: str, *, optional: bool = False, limit: int = 200) -> str:
@@ -254,9 +254,9 @@ class Fields:
         if value is None and optional:
             return ""
         if not isinstance(value, str) or not value.strip():
-            raise MalformedAction(f"{key} must be non-empty text")
+            raise MalformedAction(Msg('{key} must be non-empty text', key=key))
         if len(value) > limit:
-            raise MalformedAction(f"{key} is longer than {limit} characters")
+            raise MalformedAction(Msg('{key} is longer than {limit} characters', key=key, limit=limit))
         return value.strip()
 
     def choice(self, key: str, options: Sequence[str], *, optional: bool = False) -> str | None:
@@ -265,7 +265,7 @@ class Fields:
         if value is None and optional:
             return None
         if value not in options:
-            raise MalformedAction(f"{key} must be one of {', '.join(options)}, not {value!r}")
+            raise MalformedAction(Msg('{key} must be one of {join}, not {value!r}', key=key, join=', '.join(options), value=value))
         return str(value)
 
     def integer(self, key: str, *, optional: bool = False, low: int = -10**9, high: int = 10**9) -> int | None:
@@ -274,25 +274,25 @@ class Fields:
         if value is None and optional:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
-            raise MalformedAction(f"{key} must be a whole number, not {value!r}")
+            raise MalformedAction(Msg('{key} must be a whole number, not {value!r}', key=key, value=value))
         if not low <= value <= high:
-            raise MalformedAction(f"{key} must be between {low} and {high}, not {value}")
+            raise MalformedAction(Msg('{key} must be between {low} and {high}, not {value}', key=key, low=low, high=high, value=value))
         return value
 
     def number(self, key: str, *, low: float, high: float) -> float:
         """Return a numeric field within bounds."""
         value = self.data.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-            raise MalformedAction(f"{key} must be a number, not {value!r}")
+            raise MalformedAction(Msg('{key} must be a number, not {value!r}', key=key, value=value))
         if not low <= value <= high:
-            raise MalformedAction(f"{key} must be between {low} and {high}, not {value}")
+            raise MalformedAction(Msg('{key} must be between {low} and {high}, not {value}', key=key, low=low, high=high, value=value))
         return float(value)
 
 
 def _team_field(f: Fields) -> str:
     team = f.data.get("team")
     if team not in TEAMS:
-        raise MalformedAction(f"team must be A or B, not {team!r}")
+        raise MalformedAction(Msg('team must be A or B, not {team!r}', team=team))
     return str(team)
 
 
@@ -304,21 +304,22 @@ def _require(role: Role, *allowed: str, team: str | None = None) -> None:
         return
     if "clock" in allowed and role.kind == "clock":
         return
-    who = "the referee" if allowed == ("referee",) else "the referee or that team"
-    raise NotYourTurn(f"only {who} may do this")
+    if allowed == ("referee",):
+        raise NotYourTurn(Msg("only the referee may do this"))
+    raise NotYourTurn(Msg("only the referee or that team may do this"))
 
 
 def _players(value: Any, key: str) -> list[str]:
     if not isinstance(value, list) or not value:
-        raise MalformedAction(f"{key} must be a list of player names")
+        raise MalformedAction(Msg('{key} must be a list of player names', key=key))
     names: list[str] = []
     for name in value:
         if not isinstance(name, str) or not name.strip():
-            raise MalformedAction(f"{key}: every player needs a name")
+            raise MalformedAction(Msg('{key}: every player needs a name', key=key))
         if len(name.strip()) > MAX_NAME:
-            raise MalformedAction(f"{key}: the name {name[:20]!r}… is longer than {MAX_NAME} characters")
+            raise MalformedAction(Msg('{key}: the name {name!r}… is longer than {MAX_NAME} characters', key=key, name=name[:20], MAX_NAME=MAX_NAME))
         if name.strip().casefold() in (n.casefold() for n in names):
-            raise MalformedAction(f"{key}: two players are called {name.strip()!r}")
+            raise MalformedAction(Msg('{key}: two players are called {name!r}', key=key, name=name.strip()))
         names.append(name.strip())
     return names
 
@@ -425,35 +426,35 @@ def judge_dogfight(kind_a: str, kind_b: str, throws: list[Throw], choice: str | 
     if kind_a == kind_b:
         if kind_a == BOMBER and choice == "pass":
             if decisive:
-                raise MalformedAction("bombers who agree to pass throw no decisive throw")
+                raise MalformedAction(Msg('bombers who agree to pass throw no decisive throw'))
             return None, True
         if choice is not None:
             raise MalformedAction(
                 "only two bombers may agree to pass" if choice == "pass" else f"a {kind_a}-{kind_b} dogfight has no choice to make"
             )
         if len(decisive) != 1:
-            raise MalformedAction(f"a {kind_a}-{kind_b} dogfight takes one decisive throw, not {len(decisive)}")
+            raise MalformedAction(Msg('a {kind_a}-{kind_b} dogfight takes one decisive throw, not {count}', kind_a=kind_a, kind_b=kind_b, count=len(decisive)))
         if throws[-1].winner is None:
-            raise MalformedAction("the last throw was a tie: enter the throw again")
+            raise MalformedAction(Msg('the last throw was a tie: enter the throw again'))
         return ("B" if decisive[0] == "A" else "A"), False
     fighter = "A" if kind_a == FIGHTER else "B"
     bomber = "B" if fighter == "A" else "A"
     if not decisive:
-        raise MalformedAction("enter the first throw: who won it?")
+        raise MalformedAction(Msg('enter the first throw: who won it?'))
     if decisive[0] == fighter:
         if len(decisive) > 1 or choice is not None:
-            raise MalformedAction("the fighter won the first throw: the bomber is shot down, nothing follows")
+            raise MalformedAction(Msg('the fighter won the first throw: the bomber is shot down, nothing follows'))
         return bomber, False
     if choice is None:
-        raise MalformedAction("the fighter lost the first throw: its pilot chooses pass or continue")
+        raise MalformedAction(Msg('the fighter lost the first throw: its pilot chooses pass or continue'))
     if choice == "pass":
         if len(decisive) > 1:
-            raise MalformedAction("the fighter passed: there is no second throw")
+            raise MalformedAction(Msg('the fighter passed: there is no second throw'))
         return None, True
     if choice != "continue":
-        raise MalformedAction(f"the fighter's choice is pass or continue, not {choice!r}")
+        raise MalformedAction(Msg("the fighter's choice is pass or continue, not {choice!r}", choice=choice))
     if len(decisive) != 2:
-        raise MalformedAction("the fighter chose to continue: enter the second throw")
+        raise MalformedAction(Msg('the fighter chose to continue: enter the second throw'))
     return ("B" if decisive[1] == "A" else "A"), False
 
 
@@ -461,21 +462,21 @@ def judge_bombing(throws: list[Throw], choice: str | None) -> str:
     """Decide a fight of ship and bomber (sides "bomber", "ship"): hit, left or shot_down."""
     decisive = [t.winner for t in throws if t.winner is not None]
     if not decisive:
-        raise MalformedAction("enter the first throw: did the bomber or the ship win it?")
+        raise MalformedAction(Msg('enter the first throw: did the bomber or the ship win it?'))
     if decisive[0] == "bomber":
         if len(decisive) > 1 or choice is not None:
-            raise MalformedAction("the bomber won the first throw: the square is hit, nothing follows")
+            raise MalformedAction(Msg('the bomber won the first throw: the square is hit, nothing follows'))
         return "hit"
     if choice is None:
-        raise MalformedAction("the ship won the first throw: the bomber's pilot chooses leave or continue")
+        raise MalformedAction(Msg("the ship won the first throw: the bomber's pilot chooses leave or continue"))
     if choice == "leave":
         if len(decisive) > 1:
-            raise MalformedAction("the bomber left: there is no second throw")
+            raise MalformedAction(Msg('the bomber left: there is no second throw'))
         return "left"
     if choice != "continue":
-        raise MalformedAction(f"the bomber's choice is leave or continue, not {choice!r}")
+        raise MalformedAction(Msg("the bomber's choice is leave or continue, not {choice!r}", choice=choice))
     if len(decisive) != 2:
-        raise MalformedAction("the bomber chose to continue: enter the second throw")
+        raise MalformedAction(Msg('the bomber chose to continue: enter the second throw'))
     return "hit" if decisive[1] == "bomber" else "shot_down"
 
 
@@ -640,31 +641,31 @@ def _setup_game(action: Mapping[str, Any]) -> State:
     f = Fields(action, ("ruleset", "teams", "sea_size", "round_seconds"))
     raw = action.get("ruleset")
     if not isinstance(raw, Mapping):
-        raise MalformedAction("ruleset must be the ruleset's data (a parsed ruleset file)")
+        raise MalformedAction(Msg("ruleset must be the ruleset's data (a parsed ruleset file)"))
     try:
         ruleset = ruleset_from_dict(raw)
     except RulesError as exc:
-        raise MalformedAction(f"the ruleset is broken: {exc.message}") from exc
+        raise MalformedAction(Msg('the ruleset is broken: {message}', message=exc.message)) from exc
     except Exception as exc:  # a RulesetError lists every problem
-        raise MalformedAction(f"the ruleset is broken: {exc}") from exc
+        raise MalformedAction(Msg('the ruleset is broken: {exc}', exc=exc)) from exc
     teams_data = action.get("teams")
     if not isinstance(teams_data, list) or len(teams_data) != 2:
-        raise MalformedAction("teams must list exactly two teams")
+        raise MalformedAction(Msg('teams must list exactly two teams'))
     players = []
     for i, t in enumerate(teams_data):
         if not isinstance(t, Mapping):
-            raise MalformedAction(f"teams[{i}] must be an object with name, colour and players")
+            raise MalformedAction(Msg('teams[{i}] must be an object with name, colour and players', i=i))
         tf = Fields(t, ("name", "colour", "players"))
         tf.text("name", limit=MAX_NAME)
         tf.text("colour", optional=True, limit=20)
         names = _players(t.get("players"), f"teams[{i}].players")
         if not ruleset.min_players <= len(names) <= ruleset.max_players:
             raise IllegalAction(
-                f"{t['name']} has {len(names)} players; this ruleset takes {ruleset.min_players} to {ruleset.max_players}"
+                Msg('{t} has {len} players; this ruleset takes {min_players} to {max_players}', t=t['name'], len=len(names), min_players=ruleset.min_players, max_players=ruleset.max_players)
             )
         players.append(names)
     if teams_data[0]["name"].strip().casefold() == teams_data[1]["name"].strip().casefold():
-        raise MalformedAction("the two teams need different names")
+        raise MalformedAction(Msg('the two teams need different names'))
     row = ruleset.sea_size_for(max(len(p) for p in players))
     size = f.integer("sea_size", optional=True, low=2, high=26) or row.size
     if size != row.size:
@@ -672,13 +673,13 @@ def _setup_game(action: Mapping[str, Any]) -> State:
 
         reason = fleet_fit_reason(size, ruleset.sea, row.fleet)
         if reason:
-            raise IllegalAction(f"a {size}×{size} sea cannot hold the fleet: {reason}")
+            raise IllegalAction(Msg('a {size}×{size} sea cannot hold the fleet: {reason}', size=size, reason=reason))
     seconds = f.integer("round_seconds", optional=True, low=10, high=3600) or ruleset.round_seconds
     teams = {}
     for team_id, t, names in zip(TEAMS, teams_data, players):
         colour = str(t.get("colour") or ("#0072B2" if team_id == "A" else "#E69F00"))
         if not _COLOUR.match(colour):
-            raise MalformedAction(f"a team colour is written like #0072B2, not {colour!r}")
+            raise MalformedAction(Msg('a team colour is written like #0072B2, not {colour!r}', colour=colour))
         teams[team_id] = Team(team_id, t["name"].strip(), colour, names, size, row.fleet)
     return State(dict(raw), teams, seconds, ruleset=ruleset)
 
@@ -691,14 +692,14 @@ def _set_players(state: State, event: Event, role: Role) -> None:
     names = _players(event.data.get("players"), "players")
     rs = state.ruleset
     if not rs.min_players <= len(names) <= rs.max_players:
-        raise IllegalAction(f"a team has {rs.min_players} to {rs.max_players} players, not {len(names)}")
+        raise IllegalAction(Msg('a team has {min_players} to {max_players} players, not {len}', min_players=rs.min_players, max_players=rs.max_players, len=len(names)))
     rnd = state.round
     if rnd is not None and rnd.phase != "closed":
         flying = {o.pilot for o in rnd.orders.values() if o.team == team}
         flying |= {rnd.defenders[team]} if team in rnd.defenders else set()
         missing = sorted(flying - set(names))
         if missing:
-            raise IllegalAction(f"{missing[0]} has a part in this round: take them off it first")
+            raise IllegalAction(Msg('{missing} has a part in this round: take them off it first', missing=missing[0]))
     state.teams[team].players = names
 
 
@@ -708,21 +709,21 @@ def _lock_sea(state: State, event: Event, role: Role) -> None:
     team_id = _team_field(f)
     _require(role, "referee", "team", team=team_id)
     if state.phase != "setup":
-        raise IllegalAction("the game has started: seas no longer change")
+        raise IllegalAction(Msg('the game has started: seas no longer change'))
     team = state.teams[team_id]
     if team.locked:
-        raise IllegalAction(f"{team.name}'s sea is already locked")
+        raise IllegalAction(Msg("{name}'s sea is already locked", name=team.name))
     grid = state.grid(team_id)
     raw = event.data.get("ships")
     if not isinstance(raw, list) or len(raw) > 26:
-        raise MalformedAction("ships must be a list of the fleet's ships")
+        raise MalformedAction(Msg("ships must be a list of the fleet's ships"))
     ships = []
     for i, item in enumerate(raw):
         ship = Ship.from_dict(item, grid)
         ships.append(Ship(ship.id or chr(ord("A") + i), ship.kind, ship.squares))
     problems = check_fleet(grid, state.ruleset.sea, team.fleet, ships)
     if problems:
-        raise IllegalAction("; ".join(p.message for p in problems))
+        raise IllegalAction(join_msgs([p.message for p in problems]))
     team.ships = ships
     team.locked = True
     kinds = state.ruleset.sea.kinds
@@ -737,10 +738,10 @@ def _unlock_sea(state: State, event: Event, role: Role) -> None:
     team_id = _team_field(f)
     _require(role, "referee", "team", team=team_id)
     if state.phase != "setup":
-        raise IllegalAction("the game has started: seas no longer change")
+        raise IllegalAction(Msg('the game has started: seas no longer change'))
     team = state.teams[team_id]
     if not team.locked:
-        raise IllegalAction(f"{team.name}'s sea is not locked")
+        raise IllegalAction(Msg("{name}'s sea is not locked", name=team.name))
     team.locked = False
     team.ships = []
     team.stock = {}
@@ -752,10 +753,10 @@ def _start_game(state: State, event: Event, role: Role) -> None:
     Fields(event.data, ())
     _require(role, "referee")
     if state.phase != "setup":
-        raise IllegalAction("the game has already started")
+        raise IllegalAction(Msg('the game has already started'))
     unlocked = [state.teams[t].name for t in TEAMS if not state.teams[t].locked]
     if unlocked:
-        raise IllegalAction(f"both seas must be locked first; waiting for {' and '.join(unlocked)}")
+        raise IllegalAction(Msg('both seas must be locked first; waiting for {join}', join=' and '.join(unlocked)))
     state.phase = "playing"
     state.rounds.append(Round(1, Timer(state.round_seconds)))
     _note(state, event.seq, type="game_started")
@@ -764,9 +765,9 @@ def _start_game(state: State, event: Event, role: Role) -> None:
 def _planning(state: State) -> Round:
     rnd = state.round
     if rnd is None or state.phase != "playing":
-        raise IllegalAction("the game has not started")
+        raise IllegalAction(Msg('the game has not started'))
     if rnd.phase != "planning":
-        raise IllegalAction(f"round {rnd.number} has started: orders are locked")
+        raise IllegalAction(Msg('round {number} has started: orders are locked', number=rnd.number))
     return rnd
 
 
@@ -775,7 +776,7 @@ def _pilot_name(state: State, team: str, f: Fields, key: str = "pilot") -> str:
     for player in state.teams[team].players:
         if player.casefold() == name.casefold():
             return player
-    raise IllegalAction(f"{name} is not on {state.teams[team].name}'s roster")
+    raise IllegalAction(Msg("{name} is not on {name2}'s roster", name=name, name2=state.teams[team].name))
 
 
 @handler("set_defender")
@@ -786,7 +787,7 @@ def _set_defender(state: State, event: Event, role: Role) -> None:
     rnd = _planning(state)
     name = _pilot_name(state, team, f)
     if any(o.team == team and o.pilot == name for o in rnd.orders.values()):
-        raise IllegalAction(f"{name} already flies this round; the defender stays at base")
+        raise IllegalAction(Msg('{name} already flies this round; the defender stays at base', name=name))
     rnd.defenders[team] = name
 
 
@@ -799,29 +800,29 @@ def order_problems(state: State, team: str, pilot: str, kind: str, ship_id: str,
     problems: list[str] = []
     others = [o for o in rnd.orders.values() if o.team == team and o.id != replacing]
     if rnd.defenders.get(team) == pilot:
-        problems.append(f"{pilot} is this round's defender and stays at base")
+        problems.append(Msg("{pilot} is this round's defender and stays at base", pilot=pilot))
     if any(o.pilot == pilot for o in others):
-        problems.append(f"{pilot} already flies this round")
+        problems.append(Msg('{pilot} already flies this round', pilot=pilot))
     ship = t.ship(ship_id)
     if ship is None:
-        problems.append(f"{t.name} has no ship {ship_id}")
+        problems.append(Msg('{name} has no ship {ship_id}', name=t.name, ship_id=ship_id))
     elif ship_id in t.sunk:
-        problems.append(f"the {ship_labels(rs.sea, t.ships)[ship_id]} has sunk")
+        problems.append(Msg('the {ship_labels} has sunk', ship_labels=ship_labels(rs.sea, t.ships)[ship_id]))
     else:
         used = sum(1 for o in others if o.ship == ship_id and o.kind == kind)
         if t.stock[ship_id][kind] - used <= 0:
-            problems.append(f"the {ship_labels(rs.sea, t.ships)[ship_id]} has no {kind} left")
+            problems.append(Msg('the {ship_labels} has no {kind} left', ship_labels=ship_labels(rs.sea, t.ships)[ship_id], kind=kind))
     if corridor not in rs.corridors:
-        problems.append(f"there is no {corridor} corridor")
+        problems.append(Msg('there is no {corridor} corridor', corridor=corridor))
     else:
         in_corridor = [o for o in others if o.corridor == corridor]
         if len(in_corridor) >= rs.corridor_limit:
-            problems.append(f"the {corridor} corridor already has {rs.corridor_limit} planes, its limit")
+            problems.append(Msg('the {corridor} corridor already has {corridor_limit} planes, its limit', corridor=corridor, corridor_limit=rs.corridor_limit))
         if position is not None:
             if not 1 <= position <= rs.corridor_limit:
-                problems.append(f"take-off position is 1 to {rs.corridor_limit}, not {position}")
+                problems.append(Msg('take-off position is 1 to {corridor_limit}, not {position}', corridor_limit=rs.corridor_limit, position=position))
             elif any(o.position == position for o in in_corridor):
-                problems.append(f"position {position} in the {corridor} corridor is taken")
+                problems.append(Msg('position {position} in the {corridor} corridor is taken', position=position, corridor=corridor))
     if kind == FIGHTER and target is not None:
         problems.append("a fighter has no target square")
     if kind == BOMBER and target is None:
@@ -854,7 +855,7 @@ def _add_order(state: State, event: Event, role: Role) -> None:
     )
     problems = order_problems(state, team, pilot, kind, ship, corridor, position, target)
     if problems:
-        raise IllegalAction("; ".join(problems))
+        raise IllegalAction(join_msgs(problems))
     rnd = state.round
     assert rnd is not None
     if position is None:
@@ -873,7 +874,7 @@ def _remove_order(state: State, event: Event, role: Role) -> None:
     rnd = _planning(state)
     order = rnd.orders.get(order_id)
     if order is None:
-        raise IllegalAction(f"no order {order_id} in round {rnd.number}")
+        raise IllegalAction(Msg('no order {order_id} in round {number}', order_id=order_id, number=rnd.number))
     _require(role, "referee", "team", team=order.team)
     del rnd.orders[order_id]
     _note(state, event.seq, type="order_removed", team=order.team, order=order_id)
@@ -886,7 +887,7 @@ def _start_round(state: State, event: Event, role: Role) -> None:
     rnd = _planning(state)
     missing = [state.teams[t].name for t in TEAMS if t not in rnd.defenders]
     if missing:
-        raise IllegalAction(f"every team needs this round's defender; missing for {' and '.join(missing)}")
+        raise IllegalAction(Msg("every team needs this round's defender; missing for {join}", join=' and '.join(missing)))
     rnd.phase = "airborne"
     rnd.timer.started_at = event.at
     rnd.timer.deadline = event.at + rnd.timer.seconds
@@ -901,9 +902,9 @@ def _start_round(state: State, event: Event, role: Role) -> None:
 def _airborne(state: State) -> Round:
     rnd = state.round
     if state.phase == "over":
-        raise GameOver("the game is over")
+        raise GameOver(Msg('the game is over'))
     if rnd is None or state.phase != "playing" or rnd.phase != "airborne":
-        raise IllegalAction("no round is in the air")
+        raise IllegalAction(Msg('no round is in the air'))
     return rnd
 
 
@@ -916,22 +917,22 @@ def _dogfight_from(state: State, event: Event) -> tuple[Round, Order, Order, Due
     first = rnd.orders.get(f.text("a", limit=20))
     second = rnd.orders.get(f.text("b", limit=20))
     if first is None or second is None:
-        raise IllegalAction(f"no such order in round {rnd.number}")
+        raise IllegalAction(Msg('no such order in round {number}', number=rnd.number))
     if first.team == second.team:
-        raise IllegalAction(f"{first.label()} and {second.label()} fly for the same team")
+        raise IllegalAction(Msg('{label} and {label2} fly for the same team', label=first.label(), label2=second.label()))
     a, b = (first, second) if first.team == "A" else (second, first)
     if a.corridor != b.corridor:
-        raise IllegalAction(f"{a.label()} flies the {a.corridor} corridor and {b.label()} the {b.corridor}: they never meet")
+        raise IllegalAction(Msg('{label} flies the {corridor} corridor and {label2} the {corridor2}: they never meet', label=a.label(), corridor=a.corridor, label2=b.label(), corridor2=b.corridor))
     board = corridor_board(rnd, a.corridor)
     meeting = board.meeting(a.id, b.id)
     if meeting is None:
-        raise IllegalAction(f"{a.label()} and {b.label()} are not in the air")
+        raise IllegalAction(Msg('{label} and {label2} are not in the air', label=a.label(), label2=b.label()))
     if meeting.status == "done":
-        raise IllegalAction(f"the dogfight of {a.label()} and {b.label()} in the {a.corridor} corridor is already decided")
+        raise IllegalAction(Msg('the dogfight of {label} and {label2} in the {corridor} corridor is already decided', label=a.label(), label2=b.label(), corridor=a.corridor))
     if meeting.status == "never":
-        raise IllegalAction(f"{a.label()} never meets {b.label()}: {meeting.reason}")
+        raise IllegalAction(Msg('{label} never meets {label2}: {reason}', label=a.label(), label2=b.label(), reason=meeting.reason))
     if meeting.status == "waiting":
-        raise IllegalAction(f"{a.label()} cannot meet {b.label()} yet: {meeting.reason}")
+        raise IllegalAction(Msg('{label} cannot meet {label2} yet: {reason}', label=a.label(), label2=b.label(), reason=meeting.reason))
     loser, passed = judge_dogfight(a.kind, b.kind, throws, choice)
     shot = a.id if loser == "A" else b.id if loser == "B" else None
     result = DuelResult(a.corridor, a.id, b.id, throws, choice, passed, shot, event.seq, event.by)
@@ -962,11 +963,11 @@ def _report_dogfight(state: State, event: Event, role: Role) -> None:
         _resolve_dogfight(state, rnd, a, b, result, event.seq, event.at)
         return
     if role.kind != "pilot" or role.subject not in (a.id, b.id):
-        raise NotYourTurn("only the two pilots of a dogfight, or the referee, report it")
+        raise NotYourTurn(Msg('only the two pilots of a dogfight, or the referee, report it'))
     key = duel_key(a.corridor, a.id, b.id)
     pending = rnd.reports.get(key, [])
     if any(r.by == role.to_str() for r in pending):
-        raise IllegalAction("you have already reported this dogfight; the other pilot or the referee confirms it")
+        raise IllegalAction(Msg('you have already reported this dogfight; the other pilot or the referee confirms it'))
     report = Report(role.to_str(), event.seq, result)
     agreeing = [r for r in pending if _same_result(r.result, result)]
     if agreeing:
@@ -987,18 +988,18 @@ def _confirm_dogfight(state: State, event: Event, role: Role) -> None:
     first = rnd.orders.get(f.text("a", limit=20))
     second = rnd.orders.get(f.text("b", limit=20))
     if first is None or second is None or first.team == second.team:
-        raise IllegalAction("no such dogfight in this round")
+        raise IllegalAction(Msg('no such dogfight in this round'))
     a, b = (first, second) if first.team == "A" else (second, first)
     key = duel_key(a.corridor, a.id, b.id)
     pending = rnd.reports.get(key)
     if not pending:
-        raise IllegalAction(f"nobody has reported the dogfight of {a.label()} and {b.label()}")
+        raise IllegalAction(Msg('nobody has reported the dogfight of {label} and {label2}', label=a.label(), label2=b.label()))
     if key in rnd.conflicts:
-        raise IllegalAction("the pilots' reports contradict each other: the referee enters the result")
+        raise IllegalAction(Msg("the pilots' reports contradict each other: the referee enters the result"))
     if role.kind != "referee" and not (role.kind == "pilot" and role.subject in (a.id, b.id)):
-        raise NotYourTurn("only the other pilot or the referee confirms a dogfight")
+        raise NotYourTurn(Msg('only the other pilot or the referee confirms a dogfight'))
     if role.to_str() == pending[0].by:
-        raise IllegalAction("the other pilot or the referee confirms your report, not you")
+        raise IllegalAction(Msg('the other pilot or the referee confirms your report, not you'))
     _resolve_dogfight(state, rnd, a, b, pending[0].result, event.seq, event.at)
 
 
@@ -1008,24 +1009,24 @@ def _waiting_bomber(state: State, rnd: Round, f: Fields, role: Role) -> Order:
     if order_id is not None:
         order = rnd.orders.get(f.text("order", limit=20))
         if order is None:
-            raise IllegalAction(f"no order {order_id} in round {rnd.number}")
+            raise IllegalAction(Msg('no order {order_id} in round {number}', order_id=order_id, number=rnd.number))
     elif target_text is not None:
         defender = role.subject if role.kind == "team" else f.data.get("team")
         if defender not in TEAMS:
-            raise MalformedAction("say which team's sea is bombed (team)")
+            raise MalformedAction(Msg("say which team's sea is bombed (team)"))
         square = state.grid(str(defender)).parse_square(target_text)
         waiting = [o for o in rnd.orders.values() if o.team == other(str(defender)) and o.status == "bombing" and o.target == square and o.id not in rnd.bombings]
         if not waiting:
-            raise IllegalAction(f"no bomber is waiting at the base with target {state.grid(str(defender)).square_name(square)}")
+            raise IllegalAction(Msg('no bomber is waiting at the base with target {square_name}', square_name=state.grid(str(defender)).square_name(square)))
         order = min(waiting, key=lambda o: (o.corridor, o.position))
     else:
-        raise MalformedAction("give the bomber's order (scan its slip) or its target square")
+        raise MalformedAction(Msg("give the bomber's order (scan its slip) or its target square"))
     if order.kind != BOMBER:
-        raise IllegalAction(f"{order.label()} is a fighter: fighters do not bomb")
+        raise IllegalAction(Msg('{label} is a fighter: fighters do not bomb', label=order.label()))
     if order.status == "airborne":
-        raise IllegalAction(f"{order.label()} has not flown through the {order.corridor} corridor yet")
+        raise IllegalAction(Msg('{label} has not flown through the {corridor} corridor yet', label=order.label(), corridor=order.corridor))
     if order.status != "bombing":
-        raise IllegalAction(f"{order.label()} is {order.status.replace('_', ' ')}: it cannot bomb")
+        raise IllegalAction(Msg('{label} is {replace}: it cannot bomb', label=order.label(), replace=order.status.replace('_', ' ')))
     _require(role, "referee", "team", team=other(order.team))
     return order
 
@@ -1036,7 +1037,7 @@ def _announce_bombing(state: State, event: Event, role: Role) -> None:
     rnd = _airborne(state)
     order = _waiting_bomber(state, rnd, f, role)
     if order.id in rnd.bombings:
-        raise IllegalAction(f"{order.label()}'s bombing is already announced: {rnd.bombings[order.id].answer}")
+        raise IllegalAction(Msg("{label}'s bombing is already announced: {answer}", label=order.label(), answer=rnd.bombings[order.id].answer))
     assert order.target is not None
     defender = state.teams[other(order.team)]
     ship = next((s for s in defender.ships if order.target in s.squares), None)
@@ -1064,9 +1065,9 @@ def _report_bombing(state: State, event: Event, role: Role) -> None:
     order = _waiting_bomber(state, rnd, f, role)
     bombing = rnd.bombings.get(order.id)
     if bombing is None:
-        raise IllegalAction(f"announce {order.label()}'s bombing first: the sea answers water, fight or already hit")
+        raise IllegalAction(Msg("announce {label}'s bombing first: the sea answers water, fight or already hit", label=order.label()))
     if bombing.answer != "fight" or bombing.result is not None:
-        raise IllegalAction(f"{order.label()}'s bombing is over: {bombing.result or bombing.answer}")
+        raise IllegalAction(Msg("{label}'s bombing is over: {value}", label=order.label(), value=bombing.result or bombing.answer))
     throws = parse_throws(event.data.get("throws"), ("bomber", "ship"))
     choice = f.choice("choice", ("leave", "continue"), optional=True)
     result = judge_bombing(throws, choice)
@@ -1097,7 +1098,7 @@ def _pause(state: State, event: Event, role: Role) -> None:
     _require(role, "referee")
     rnd = _airborne(state)
     if not rnd.timer.running:
-        raise IllegalAction("the clock is already paused")
+        raise IllegalAction(Msg('the clock is already paused'))
     rnd.timer.remaining = rnd.timer.left(event.at)
     rnd.timer.deadline = None
     _note(state, event.seq, type="timer", running=False, remaining=rnd.timer.remaining)
@@ -1109,7 +1110,7 @@ def _resume(state: State, event: Event, role: Role) -> None:
     _require(role, "referee")
     rnd = _airborne(state)
     if rnd.timer.running:
-        raise IllegalAction("the clock is already running")
+        raise IllegalAction(Msg('the clock is already running'))
     rnd.timer.deadline = event.at + (rnd.timer.remaining or 0.0)
     rnd.timer.remaining = None
     _note(state, event.seq, type="timer", running=True, deadline=rnd.timer.deadline)
@@ -1123,7 +1124,7 @@ def _adjust(state: State, event: Event, role: Role) -> None:
     delta = f.number("seconds", low=-3600, high=3600)
     left = rnd.timer.left(event.at)
     if left + delta < 0:
-        raise IllegalAction(f"only {left:.0f} s are left: end the round instead")
+        raise IllegalAction(Msg('only {left:.0f} s are left: end the round instead', left=left))
     if rnd.timer.deadline is not None:
         rnd.timer.deadline += delta
     else:
@@ -1137,7 +1138,7 @@ def _end_round(state: State, event: Event, role: Role) -> None:
     _require(role, "referee", "clock")
     rnd = _airborne(state)
     if role.kind == "clock" and (rnd.timer.deadline is None or event.at < rnd.timer.deadline):
-        raise IllegalAction("the round's time is not up")
+        raise IllegalAction(Msg("the round's time is not up"))
     rnd.phase = "closed"
     rnd.timer.ended_at = event.at
     rnd.timer.remaining = rnd.timer.left(event.at)
@@ -1162,7 +1163,7 @@ def _surrender(state: State, event: Event, role: Role) -> None:
     team = _team_field(f)
     _require(role, "referee", "team", team=team)
     if state.phase == "over":
-        raise GameOver("the game is over")
+        raise GameOver(Msg('the game is over'))
     _end(state, other(team), "surrender", f"{state.teams[team].name} surrendered", event.seq, event.at)
 
 
@@ -1173,7 +1174,7 @@ def _forfeit(state: State, event: Event, role: Role) -> None:
     reason = f.text("reason", limit=300)
     _require(role, "referee")
     if state.phase == "over":
-        raise GameOver("the game is over")
+        raise GameOver(Msg('the game is over'))
     _end(state, other(team), "forfeit", f"{state.teams[team].name} forfeits: {reason}", event.seq, event.at)
 
 
@@ -1183,9 +1184,9 @@ def _end_game(state: State, event: Event, role: Role) -> None:
     reason = f.text("reason", optional=True, limit=300) or "the referee ended the game"
     _require(role, "referee")
     if state.phase == "over":
-        raise GameOver("the game is over")
+        raise GameOver(Msg('the game is over'))
     if state.phase == "setup":
-        raise IllegalAction("the game has not started: there is nothing to score")
+        raise IllegalAction(Msg('the game has not started: there is nothing to score'))
     _decide_by_tie_breaks(state, "referee_ended", event.seq, reason, event.at)
 
 
@@ -1197,11 +1198,11 @@ def _void(state: State, event: Event, role: Role) -> None:
     reason = f.text("reason", limit=300)
     assert target is not None
     if target == 1:
-        raise IllegalAction("the game's creation cannot be voided; start a new game instead")
+        raise IllegalAction(Msg("the game's creation cannot be voided; start a new game instead"))
     if target >= event.seq or target > len(state.log):
-        raise IllegalAction(f"there is no event {target} to void")
+        raise IllegalAction(Msg('there is no event {target} to void', target=target))
     if target in effective_voids(state.log):
-        raise IllegalAction(f"event {target} is already void")
+        raise IllegalAction(Msg('event {target} is already void', target=target))
     del reason  # kept in the event itself
     # Re-folding the whole log is the only way to be sure every consequence of the voided
     # event is gone; games are short enough that this costs milliseconds.
@@ -1237,12 +1238,12 @@ def _clone(state: State) -> State:
 def _step(state: State, event: Event) -> State:
     """Return the state after one event; raise RulesError, leaving the input untouched, if it does not apply."""
     if event.kind == "create_game":
-        raise IllegalAction("the game already exists")
+        raise IllegalAction(Msg('the game already exists'))
     fn = HANDLERS.get(event.kind)
     if fn is None:
-        raise MalformedAction(f"unknown action {event.kind!r}")
+        raise MalformedAction(Msg('unknown action {kind!r}', kind=event.kind))
     if state.phase == "over" and event.kind != "void":
-        raise GameOver(f"the game is over: {state.outcome.detail if state.outcome else ''}")
+        raise GameOver(Msg('the game is over: {value}', value=state.outcome.detail if state.outcome else ''))
     role = Role.from_str(event.by)
     # Handlers check before they change anything, but working on a copy makes a half-applied
     # action impossible even if one of them is wrong.
@@ -1287,7 +1288,7 @@ def _recompute(state: State, log: tuple[Event, ...], upto: int) -> None:
 
 def _created(event: Event) -> State:
     if event.kind != "create_game" or event.seq != 1:
-        raise MalformedAction("a game's log starts with its create_game event")
+        raise MalformedAction(Msg("a game's log starts with its create_game event"))
     state = _setup_game(event.data)
     state.version = 1
     state.log = (event,)
@@ -1300,20 +1301,20 @@ def create(action: Mapping[str, Any], *, at: float, by: str = "referee") -> tupl
     data = {k: v for k, v in action.items() if k != "type"}
     event = Event(1, "create_game", data, float(at), by)
     if Role.from_str(by).kind != "referee":
-        raise NotYourTurn("only the referee creates a game")
+        raise NotYourTurn(Msg('only the referee creates a game'))
     return _created(event), [event]
 
 
 def apply(state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None) -> tuple[State, list[Event]]:
     """Check an action by a role at a time; return the new state and the events it adds."""
     if not isinstance(action, Mapping):
-        raise MalformedAction("an action is a JSON object with a type")
+        raise MalformedAction(Msg('an action is a JSON object with a type'))
     kind = action.get("type")
     if not isinstance(kind, str) or kind not in HANDLERS:
         known = ", ".join(sorted(HANDLERS))
-        raise MalformedAction(f"unknown action type {kind!r}; known: {known}")
+        raise MalformedAction(Msg('unknown action type {kind!r}; known: {known}', kind=kind, known=known))
     if version is not None and version != state.version:
-        raise StaleVersion(f"the game has moved on (version {state.version}, your view was {version}): look again")
+        raise StaleVersion(Msg('the game has moved on (version {version}, your view was {version2}): look again', version=state.version, version2=version))
     Role.from_str(by)
     data = {k: v for k, v in action.items() if k not in ("type", "version")}
     event = Event(state.version + 1, kind, data, float(at), by)
@@ -1323,7 +1324,7 @@ def apply(state: State, action: Mapping[str, Any], *, at: float, by: str, versio
 def fold(state: State, event: Event) -> State:
     """Apply a stored event and return the new state (the input is not changed)."""
     if event.seq != state.version + 1:
-        raise StaleVersion(f"event {event.seq} does not follow version {state.version}")
+        raise StaleVersion(Msg('event {seq} does not follow version {version}', seq=event.seq, version=state.version))
     try:
         return _step(state, event)
     except RulesError as exc:
@@ -1334,7 +1335,7 @@ def fold(state: State, event: Event) -> State:
 def replay(events: Sequence[Event]) -> State:
     """Rebuild a game from its whole log."""
     if not events:
-        raise MalformedAction("an empty log holds no game")
+        raise MalformedAction(Msg('an empty log holds no game'))
     state = _created(events[0])
     for event in events[1:]:
         state = fold(state, event)
@@ -1615,7 +1616,7 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
     if role.kind == "team":
         team = role.subject
         if team not in TEAMS:
-            raise MalformedAction(f"no team {team!r}")
+            raise MalformedAction(Msg('no team {team!r}', team=team))
         enemy = other(team)
         view["team"] = team
         view["players"] = state.teams[team].players
@@ -1641,7 +1642,7 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
     if role.kind == "pilot":
         order = state.order(role.subject)
         if order is None:
-            raise IllegalAction("this slip's order no longer exists (it was removed or voided)")
+            raise IllegalAction(Msg("this slip's order no longer exists (it was removed or voided)"))
         view["team"] = order.team
         view["order"] = _order_view(state, order)
         view["current"] = rnd is not None and order.round == rnd.number
@@ -1650,4 +1651,4 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
         view["bombing"] = {"answer": bombing.answer, "result": bombing.result} if bombing else None
         view["legal"] = legal_actions(state, role)
         return view
-    raise MalformedAction(f"no view for role {role.to_str()!r}")
+    raise MalformedAction(Msg('no view for role {to_str!r}', to_str=role.to_str()))

@@ -9,7 +9,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Union
 
-from .errors import MalformedAction
+from .errors import MalformedAction, Msg
 from .grid import Square
 
 JSON = dict[str, Any]
@@ -48,10 +48,10 @@ class Role:
     def from_str(cls, text: str) -> Role:
         """Parse a role written like "referee", "team:A", "pilot:1A3" or "public"."""
         if not isinstance(text, str):
-            raise MalformedAction(f"a role is written like team:A, not {text!r}")
+            raise MalformedAction(Msg('a role is written like team:A, not {text!r}', text=text))
         kind, _, subject = text.partition(":")
         if kind not in cls.KINDS or (kind in ("team", "pilot")) != bool(subject):
-            raise MalformedAction(f"unknown role {text!r}: use referee, team:A, pilot:ORDER or public")
+            raise MalformedAction(Msg('unknown role {text!r}: use referee, team:A, pilot:ORDER or public', text=text))
         return cls(kind, subject)
 
     def to_str(self) -> str:
@@ -81,7 +81,7 @@ class Throw:
     def from_dict(cls, data: object, sides: tuple[str, str]) -> Throw:
         """Parse a throw given as {"winner": side|"tie"} or {"hands": [first, second]}."""
         if not isinstance(data, Mapping):
-            raise MalformedAction(f'a throw is {{"winner": {sides[0]!r}}} or {{"hands": ["rock", "paper"]}}, not {data!r}')
+            raise MalformedAction(Msg('a throw is {{"winner": {sides!r}}} or {{"hands": ["rock", "paper"]}}, not {data!r}', sides=sides[0], data=data))
         if "hands" in data:
             hands = data["hands"]
             if (
@@ -89,7 +89,7 @@ class Throw:
                 or len(hands) != 2
                 or not all(isinstance(h, str) and h.lower() in HANDS for h in hands)
             ):
-                raise MalformedAction(f"hands are two of rock, paper, scissors ({sides[0]} first), not {hands!r}")
+                raise MalformedAction(Msg('hands are two of rock, paper, scissors ({sides} first), not {hands!r}', sides=sides[0], hands=hands))
             first, second = hands[0].lower(), hands[1].lower()
             if first == second:
                 return cls(None, (first, second))
@@ -98,7 +98,7 @@ class Throw:
         if winner == "tie" or winner is None and "winner" in data:
             return cls(None)
         if winner not in sides:
-            raise MalformedAction(f"a throw's winner is {sides[0]!r}, {sides[1]!r} or 'tie', not {winner!r}")
+            raise MalformedAction(Msg("a throw's winner is {sides!r}, {sides2!r} or 'tie', not {winner!r}", sides=sides[0], sides2=sides[1], winner=winner))
         return cls(str(winner))
 
     def to_dict(self) -> JSON:
@@ -113,9 +113,9 @@ def parse_throws(data: object, sides: tuple[str, str]) -> list[Throw]:
     if data is None:
         return []
     if not isinstance(data, list):
-        raise MalformedAction("throws are a list, one entry per throw")
+        raise MalformedAction(Msg('throws are a list, one entry per throw'))
     if len(data) > 50:
-        raise MalformedAction("more than 50 throws in one duel: enter the decisive throws")
+        raise MalformedAction(Msg('more than 50 throws in one duel: enter the decisive throws'))
     return [Throw.from_dict(item, sides) for item in data]
 
 

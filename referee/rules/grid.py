@@ -7,7 +7,7 @@ import string
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from .errors import MalformedAction
+from .errors import MalformedAction, Msg
 
 LETTERS = string.ascii_uppercase
 _SQUARE_RE = re.compile(r"^\s*([A-Za-z])\s*(\d{1,2})\s*$")
@@ -48,9 +48,9 @@ class Grid:
 
     def __post_init__(self) -> None:
         if not 1 <= self.size <= 26:
-            raise MalformedAction(f"a sea is 1 to 26 squares wide, not {self.size}")
+            raise MalformedAction(Msg('a sea is 1 to 26 squares wide, not {size}', size=self.size))
         if self.letters not in ("columns", "rows"):
-            raise MalformedAction(f'letters label "columns" or "rows", not {self.letters!r}')
+            raise MalformedAction(Msg('letters label "columns" or "rows", not {letters!r}', letters=self.letters))
 
     def contains(self, square: Square) -> bool:
         """Tell whether a square lies on this grid."""
@@ -65,15 +65,15 @@ class Grid:
     def parse_square(self, text: object) -> Square:
         """Parse a square written like "B6"; refuse anything off this grid."""
         if not isinstance(text, str):
-            raise MalformedAction(f"a square is written like B6, not {text!r}")
+            raise MalformedAction(Msg('a square is written like B6, not {text!r}', text=text))
         match = _SQUARE_RE.match(text)
         if not match:
-            raise MalformedAction(f"a square is written like B6, not {text!r}")
+            raise MalformedAction(Msg('a square is written like B6, not {text!r}', text=text))
         letter = LETTERS.index(match.group(1).upper())
         number = int(match.group(2)) - 1
         square = Square(letter, number) if self.letters == "columns" else Square(number, letter)
         if not self.contains(square):
-            raise MalformedAction(f"{text.strip().upper()} is off the {self.size}×{self.size} sea")
+            raise MalformedAction(Msg('{upper} is off the {size}×{size} sea', upper=text.strip().upper(), size=self.size))
         return square
 
     def square_name(self, square: Square) -> str:
@@ -119,16 +119,16 @@ class Shape:
     def from_text(cls, text: str) -> Shape:
         """Parse a shape drawn with "X" for ship and "." for water, rows split by "/"."""
         if not isinstance(text, str) or not text.strip():
-            raise MalformedAction("a shape is drawn like XXXX/.X.. with X for ship and . for water")
+            raise MalformedAction(Msg('a shape is drawn like XXXX/.X.. with X for ship and . for water'))
         cells: set[tuple[int, int]] = set()
         for r, line in enumerate(text.strip().split("/")):
             for c, ch in enumerate(line.strip()):
                 if ch in "Xx#":
                     cells.add((c, r))
                 elif ch not in ".":
-                    raise MalformedAction(f"a shape uses X and . only, not {ch!r} in {text!r}")
+                    raise MalformedAction(Msg('a shape uses X and . only, not {ch!r} in {text!r}', ch=ch, text=text))
         if not cells:
-            raise MalformedAction(f"the shape {text!r} has no X")
+            raise MalformedAction(Msg('the shape {text!r} has no X', text=text))
         return cls(_normalise(cells))
 
     def to_text(self) -> str:

@@ -6,7 +6,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from .errors import MalformedAction
+from .errors import MalformedAction, Msg, Name, join_msgs
 from .grid import LETTERS, Grid, Shape, Square
 from .placement import Impossible, fleet_fits, random_fleet
 
@@ -64,16 +64,16 @@ class Ship:
     def from_dict(cls, data: object, grid: Grid) -> Ship:
         """Parse a ship from JSON-able data; refuse anything malformed."""
         if not isinstance(data, dict):
-            raise MalformedAction("a ship is an object with kind and squares")
+            raise MalformedAction(Msg('a ship is an object with kind and squares'))
         kind = data.get("kind")
         squares = data.get("squares")
         ship_id = data.get("id", "")
         if not isinstance(kind, str) or not kind:
-            raise MalformedAction("a ship needs its kind")
+            raise MalformedAction(Msg('a ship needs its kind'))
         if not isinstance(squares, list) or not squares:
-            raise MalformedAction(f"the {kind} needs a list of squares")
+            raise MalformedAction(Msg('the {kind} needs a list of squares', kind=kind))
         if not isinstance(ship_id, str):
-            raise MalformedAction("a ship's id is a letter")
+            raise MalformedAction(Msg("a ship's id is a letter"))
         return cls(ship_id, kind, frozenset(grid.parse_square(s) for s in squares))
 
 
@@ -97,18 +97,20 @@ def fleet_kinds(fleet: Mapping[str, int] | Sequence[str]) -> list[str]:
     return list(fleet)
 
 
-def ship_labels(rules: SeaRules, ships: Sequence[Ship], lang: str | None = None) -> dict[str, str]:
+def ship_labels(rules: SeaRules, ships: Sequence[Ship], lang: str | None = None) -> dict[str, Name]:
     """Name each ship for people: its kind, numbered when the fleet has several of that kind."""
     totals: dict[str, int] = {}
     for ship in ships:
         totals[ship.kind] = totals.get(ship.kind, 0) + 1
     seen: dict[str, int] = {}
-    labels: dict[str, str] = {}
+    labels: dict[str, Name] = {}
     for ship in ships:
         kind = rules.kinds.get(ship.kind)
-        name = kind.name_in(lang) if kind else ship.kind
         seen[ship.kind] = seen.get(ship.kind, 0) + 1
-        labels[ship.id] = f"{name} {seen[ship.kind]}" if totals[ship.kind] > 1 else name
+        suffix = f" {seen[ship.kind]}" if totals[ship.kind] > 1 else ""
+        english = (kind.name_in(lang) if kind else ship.kind) + suffix
+        names = {code: name + suffix for code, name in kind.names.items()} if kind else {}
+        labels[ship.id] = Name(english, names)
     return labels
 
 
@@ -122,7 +124,7 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
     labels = ship_labels(rules, ships)
     ids = [s.id for s in ships]
     for dup in sorted({i for i in ids if ids.count(i) > 1}):
-        problems.append(SeaProblem(f"two ships share the letter {dup}", (dup,)))
+        problems.append(SeaProblem(Msg('two ships share the letter {dup}', dup=dup), (dup,)))
     # The fleet count comes first: a referee fixing a sea wants to know what is missing.
     wanted: dict[str, int] = {}
     for kind_name in fleet:
@@ -134,11 +136,11 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
         kind = rules.kinds.get(kind_id)
         name = kind.name if kind else kind_id
         if kind is None:
-            problems.append(SeaProblem(f"{kind_id} is not a ship kind of this ruleset", tuple(s.id for s in ships if s.kind == kind_id)))
+            problems.append(SeaProblem(Msg('{kind_id} is not a ship kind of this ruleset', kind_id=kind_id), tuple(s.id for s in ships if s.kind == kind_id)))
         elif have.get(kind_id, 0) != wanted.get(kind_id, 0):
             problems.append(
                 SeaProblem(
-                    f"the fleet has {_plural(wanted.get(kind_id, 0), name)}, this sea has {have.get(kind_id, 0)}",
+                    Msg('the fleet has {_plural}, this sea has {get}', _plural=_plural(wanted.get(kind_id, 0), name), get=have.get(kind_id, 0)),
                     tuple(s.id for s in ships if s.kind == kind_id),
                 )
             )
@@ -146,7 +148,7 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
         label = labels[ship.id]
         off = frozenset(s for s in ship.squares if not grid.contains(s))
         if off:
-            problems.append(SeaProblem(f"{label} lies off the sea at {grid.names(off)}", (ship.id,), off))
+            problems.append(SeaProblem(Msg('{label} lies off the sea at {names}', label=label, names=grid.names(off)), (ship.id,), off))
             continue
         ship_kind = rules.kinds.get(ship.kind)
         if ship_kind is None:
@@ -155,7 +157,7 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
             how = "turned or mirrored" if rules.mirror else "turned"
             problems.append(
                 SeaProblem(
-                    f"{label} at {grid.names(ship.squares)} is not the shape {ship_kind.shape.to_text()} ({how})",
+                    Msg('{label} at {names} is not the shape {to_text} ({how})', label=label, names=grid.names(ship.squares), to_text=ship_kind.shape.to_text(), how=how),
                     (ship.id,),
                     ship.squares,
                 )
@@ -165,7 +167,7 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
             both = first.squares & second.squares
             if both:
                 problems.append(
-                    SeaProblem(f"{labels[first.id]} overlaps {labels[second.id]} at {grid.names(both)}", (first.id, second.id), both)
+                    SeaProblem(Msg('{labels} overlaps {labels2} at {names}', labels=labels[first.id], labels2=labels[second.id], names=grid.names(both)), (first.id, second.id), both)
                 )
                 continue
             if rules.touching:
@@ -179,7 +181,7 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
             if pairs:
                 where = ", ".join(f"{grid.square_name(a)}/{grid.square_name(b)}" for a, b in pairs)
                 touched = frozenset(s for pair in pairs for s in pair)
-                problems.append(SeaProblem(f"{labels[first.id]} touches {labels[second.id]} at {where}", (first.id, second.id), touched))
+                problems.append(SeaProblem(Msg('{labels} touches {labels2} at {where}', labels=labels[first.id], labels2=labels[second.id], where=where), (first.id, second.id), touched))
     return problems
 
 
@@ -187,11 +189,11 @@ def parse_sea_text(text: str, letters: str = "columns") -> tuple[Grid, dict[str,
     """Parse a sea written one row per line, "." for water and a letter per ship."""
     rows = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if not rows:
-        raise MalformedAction("the sea is empty: write one line per row, . for water and a letter per ship")
+        raise MalformedAction(Msg('the sea is empty: write one line per row, . for water and a letter per ship'))
     size = len(rows)
     for number, row in enumerate(rows, 1):
         if len(row) != size:
-            raise MalformedAction(f"row {number} has {len(row)} squares; a {size}-row sea needs {size} in every row")
+            raise MalformedAction(Msg('row {number} has {len} squares; a {size}-row sea needs {size} in every row', number=number, len=len(row), size=size))
     grid = Grid(size, letters)
     ships: dict[str, set[Square]] = {}
     for r, row in enumerate(rows):
@@ -199,7 +201,7 @@ def parse_sea_text(text: str, letters: str = "columns") -> tuple[Grid, dict[str,
             if ch == ".":
                 continue
             if not ch.isalpha():
-                raise MalformedAction(f"{grid.square_name(Square(c, r))} holds {ch!r}: use . for water and letters for ships")
+                raise MalformedAction(Msg('{square_name} holds {ch!r}: use . for water and letters for ships', square_name=grid.square_name(Square(c, r)), ch=ch))
             ships.setdefault(ch.upper(), set()).add(Square(c, r))
     return grid, {k: frozenset(v) for k, v in sorted(ships.items())}
 
@@ -220,7 +222,7 @@ def ships_from_text(
     grid, lettered = parse_sea_text(text, rules.letters)
     problems: list[SeaProblem] = []
     if size is not None and size != grid.size:
-        problems.append(SeaProblem(f"the sea is {grid.size}×{grid.size}, the game asks for {size}×{size}"))
+        problems.append(SeaProblem(Msg('the sea is {size}×{size}, the game asks for {size2}×{size2}', size=grid.size, size2=size)))
     # Kinds whose shapes are the same under turning are interchangeable, so a letter only has to
     # match a class of kinds; the class's kinds are then handed out in fleet order.
     classes: list[tuple[frozenset[frozenset[tuple[int, int]]], list[str]]] = []
@@ -243,14 +245,14 @@ def ships_from_text(
                 break
         if match is None:
             problems.append(
-                SeaProblem(f"ship {letter} at {grid.names(squares)} has no shape of this fleet", (letter,), squares)
+                SeaProblem(Msg('ship {letter} at {names} has no shape of this fleet', letter=letter, names=grid.names(squares)), (letter,), squares)
             )
             continue
         ships.append(Ship(letter, match.pop(0), squares))
     missing = [kind_id for _, members in classes for kind_id in members]
     for kind_id in dict.fromkeys(missing):
         count = missing.count(kind_id)
-        problems.append(SeaProblem(f"the sea lacks {_plural(count, rules.kinds[kind_id].name)}"))
+        problems.append(SeaProblem(Msg('the sea lacks {_plural}', _plural=_plural(count, rules.kinds[kind_id].name))))
     problems.extend(p for p in check_fleet(grid, rules, [s.kind for s in ships], ships))
     return grid, ships, problems
 

@@ -57,7 +57,9 @@ def handle_http_error(exc: HTTPException) -> Response:
 def handle_rules_error(exc: RulesError) -> Response:
     """A rules refusal: 400 if malformed, 403 if not this role's to take, else 409; with the core's code."""
     code = 400 if isinstance(exc, MalformedAction) else 403 if isinstance(exc, NotYourTurn) else 409
-    return _render(code, exc.code, exc.message)
+    from referee.web.i18n import say
+
+    return _render(code, exc.code, say(exc.message))
 
 
 def handle_store_error(exc: Exception) -> Response:

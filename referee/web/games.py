@@ -42,6 +42,7 @@ from referee.web.auth import (
     revoke_device,
 )
 from referee.web.extensions import db
+from referee.web.i18n import say
 
 store_module.MODES.setdefault(airraid.MODE, airraid)  # type: ignore[arg-type]
 
@@ -223,7 +224,7 @@ def new_game() -> Any:
     try:
         created = create_game(body)
     except RulesError as exc:
-        return render_template("games/new.html", form=form, error=exc.message, sea_sizes=sea_sizes()), 400
+        return render_template("games/new.html", form=form, error=say(exc.message), sea_sizes=sea_sizes()), 400
     return redirect(url_for("games.referee_page", game_id=created["game"]), code=303)
 
 
@@ -414,7 +415,7 @@ def api_sea_check(game_id: str) -> Any:
     ships = [Ship.from_dict(item, grid) for item in raw]
     ships = [Ship(s.id or chr(65 + i), s.kind, s.squares) for i, s in enumerate(ships)]
     problems = check_fleet(grid, state.ruleset.sea, state.teams[team].fleet, ships)
-    return jsonify({"ok": not problems, "problems": [p.to_dict(grid) for p in problems]})
+    return jsonify({"ok": not problems, "problems": [{**p.to_dict(grid), "message": say(p.message)} for p in problems]})
 
 
 @bp.post("/api/games/<game_id>/sea/random")
@@ -427,7 +428,7 @@ def api_sea_random(game_id: str) -> Any:
     try:
         ships = random_sea(grid, state.ruleset.sea, state.teams[team].fleet, random.Random(secrets.randbits(64)))
     except Impossible as exc:
-        return jsonify({"error": "impossible", "message": exc.message}), 409
+        return jsonify({"error": "impossible", "message": say(exc.message)}), 409
     return jsonify({"ships": [s.to_dict(grid) for s in ships]})
 
 

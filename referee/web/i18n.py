@@ -34,6 +34,15 @@ def current_lang() -> str:
     return locale.language if locale is not None else str(current_app.config["BABEL_DEFAULT_LOCALE"])
 
 
+def say(message: str) -> str:
+    """Translate a message of the rules core (with its values) into the request's language."""
+    from flask_babel import gettext
+
+    from referee.rules.errors import localize
+
+    return localize(message, gettext, current_lang())
+
+
 def _safe_next(target: str | None) -> str:
     """Only a same-site path is a valid place to go back to (no open redirect)."""
     if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:

@@ -73,7 +73,9 @@ def push_views(game_id: str, state: airraid.State) -> None:
 
 def _refusal(exc: Exception) -> dict[str, Any]:
     if isinstance(exc, RulesError):
-        return {"ok": False, "error": exc.code, "message": exc.message}
+        from referee.web.i18n import say
+
+        return {"ok": False, "error": exc.code, "message": say(exc.message)}
     if isinstance(exc, GameNotFound):
         return {"ok": False, "error": "not_found", "message": "There is no such game."}
     if isinstance(exc, HTTPException):
