@@ -14,7 +14,7 @@ DIR=referee/translations
 POT="$DIR/messages.pot"
 
 extract() {
-    "$PYBABEL" extract -F babel.cfg -k _l -k lazy_gettext --no-location --sort-output \
+    "$PYBABEL" extract -F babel.cfg -k _l -k lazy_gettext -k Msg -k N_ --no-location --sort-output \
         --project=referee --copyright-holder="referee authors" -o "$POT" .
 }
 
