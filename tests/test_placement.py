@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.rules import placement
+from referee.rules.errors import Msg
 from referee.rules.grid import Grid, Shape, Square
 from referee.rules.placement import Impossible, fleet_fits, random_fleet, sampling_is_uniform
 
@@ -194,6 +195,7 @@ def test_overfull_seas_are_refused_with_a_reason(size: int, shapes: list[Shape],
     grid = Grid(size)
     reason = fleet_fits(grid, shapes, touching=touching)
     assert reason is not None and words in reason
+    assert isinstance(reason, Msg)  # translatable: template and values travel with it
     with pytest.raises(Impossible) as refused:
         random_fleet(grid, shapes, touching=touching, rng=random.Random(1))
     assert refused.value.message == reason

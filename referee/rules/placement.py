@@ -59,7 +59,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from .errors import RulesError
+from .errors import Msg, RulesError
 from .grid import Cells, Grid, Shape, Square
 
 
@@ -125,20 +125,23 @@ class _Sea:
 
         # The image board: the ships themselves, or grown by a 2×2 block when they may not touch.
         img_size = n if touching else n + 1
-        patterns: list[tuple[str, Callable[[int, int], bool]]] = [
-            ("in every other row and column", lambda x, y: x % 2 == 1 and y % 2 == 1),
-            ("in every other row and column", lambda x, y: x % 2 == 0 and y % 2 == 0),
-            ("in every other row and column", lambda x, y: x % 2 == 1 and y % 2 == 0),
-            ("in every other row and column", lambda x, y: x % 2 == 0 and y % 2 == 1),
-            ("in every other column", lambda x, y: x % 2 == 0),
-            ("in every other row", lambda x, y: y % 2 == 0),
-            ("of one colour of a chessboard", lambda x, y: (x + y) % 2 == 0),
-            ("in every third column", lambda x, y: x % 3 == 0),
-            ("in every third column", lambda x, y: x % 3 == 1),
-            ("in every third column", lambda x, y: x % 3 == 2),
-            ("in every third row", lambda x, y: y % 3 == 0),
-            ("in every third row", lambda x, y: y % 3 == 1),
-            ("in every third row", lambda x, y: y % 3 == 2),
+        lattice = Msg("in every other row and column")
+        thirds = Msg("in every third column")
+        third_rows = Msg("in every third row")
+        patterns: list[tuple[Msg, Callable[[int, int], bool]]] = [
+            (lattice, lambda x, y: x % 2 == 1 and y % 2 == 1),
+            (lattice, lambda x, y: x % 2 == 0 and y % 2 == 0),
+            (lattice, lambda x, y: x % 2 == 1 and y % 2 == 0),
+            (lattice, lambda x, y: x % 2 == 0 and y % 2 == 1),
+            (Msg("in every other column"), lambda x, y: x % 2 == 0),
+            (Msg("in every other row"), lambda x, y: y % 2 == 0),
+            (Msg("of one colour of a chessboard"), lambda x, y: (x + y) % 2 == 0),
+            (thirds, lambda x, y: x % 3 == 0),
+            (thirds, lambda x, y: x % 3 == 1),
+            (thirds, lambda x, y: x % 3 == 2),
+            (third_rows, lambda x, y: y % 3 == 0),
+            (third_rows, lambda x, y: y % 3 == 1),
+            (third_rows, lambda x, y: y % 3 == 2),
         ]
         self.colourings = [
             (sum(1 << (y * width + x) for y in range(img_size) for x in range(img_size) if test(x, y)), text)
@@ -614,12 +617,21 @@ class _Fleet:
             mask = 0
             for square in ship:
                 if not self.grid.contains(square):
-                    raise Impossible(f"a ship already placed lies off the {sea.n}×{sea.n} sea at column {square.col}, row {square.row}")
+                    raise Impossible(
+                        Msg(
+                            "a ship already placed lies off the {n}×{n} sea at column {col}, row {row}",
+                            n=sea.n,
+                            col=square.col,
+                            row=square.row,
+                        )
+                    )
                 mask |= 1 << (square.row * sea.width + square.col)
             clash = mask & (taken if self.touching else blocked)
             if clash:
-                what = "overlap" if mask & taken else "touch"
-                raise Impossible(f"ships already placed {what} at {self.grid.names(self._squares(clash))}")
+                where = self.grid.names(self._squares(clash))
+                if mask & taken:
+                    raise Impossible(Msg("ships already placed overlap at {squares}", squares=where))
+                raise Impossible(Msg("ships already placed touch at {squares}", squares=where))
             taken |= mask
             blocked |= mask if self.touching else sea._halo(mask)
         return blocked
@@ -640,28 +652,41 @@ class _Fleet:
         n = sea.n
         if sea.full == 0:
             return None
-        where = "the free part of the sea" if self.has_fixed else f"a {n}×{n} sea"
+        where = Msg("the free part of the sea") if self.has_fixed else Msg("a {n}×{n} sea", n=n)
         free = ~self.blocked & sea.real
         why = sea.shortfall(free, sea.need(sea.full))
         if why is not None:
             return self._explain(why, free.bit_count(), where)
         if not sea.can(0, self.blocked, sea.full):
-            gap = "overlapping" if self.touching else "touching, not even at corners"
-            return f"no arrangement of the fleet fits on {where} without ships {gap}"
+            if self.touching:
+                return Msg("no arrangement of the fleet fits on {where} without ships overlapping", where=where)
+            return Msg(
+                "no arrangement of the fleet fits on {where} without ships touching, not even at corners", where=where
+            )
         return None
 
-    def _explain(self, why: tuple[str, int, int, int], free: int, where: str) -> str:
+    def _explain(self, why: tuple[str, int, int, int], free: int, where: Msg) -> Msg:
         """Write a failed bound of `_Sea.shortfall` as a sentence."""
         sea = self.sea
         test, which, have, need = why
         if test == "spot":
-            return f"a ship shaped {self.shapes[which].to_text()} does not fit on {where}"
+            return Msg("a ship shaped {shape} does not fit on {where}", shape=self.shapes[which].to_text(), where=where)
         if test == "area":
             if have == free:
-                return f"the fleet has {need} squares, {where} has {have}"
-            return f"the fleet has {need} squares, only {have} squares of {where} can hold one of its ships"
+                return Msg("the fleet has {need} squares, {where} has {have}", need=need, where=where, have=have)
+            return Msg(
+                "the fleet has {need} squares, only {have} squares of {where} can hold one of its ships",
+                need=need,
+                have=have,
+                where=where,
+            )
         if test == "image":
-            return f"the fleet needs at least {need} squares of sea with its border, {where} has {have}"
+            return Msg(
+                "the fleet needs at least {need} squares of sea with its border, {where} has {have}",
+                need=need,
+                where=where,
+                have=have,
+            )
         high, low = have, need
         text = sea.colourings[which][1]
         sums = sea.need(sea.full)[3][which]
@@ -669,18 +694,58 @@ class _Fleet:
         most = sums.bit_length() - 1
         if which < 4 and least > high:
             if self.touching:
-                return (
-                    f"every 2×2 block of squares holds one square {text}: "
-                    f"the fleet covers at least {least} of those, {where} has {high}"
+                return Msg(
+                    "every 2×2 block of squares holds one square {marked}: "
+                    "the fleet covers at least {least} of those, {where} has {high}",
+                    marked=text,
+                    least=least,
+                    where=where,
+                    high=high,
                 )
-            return f"ships may not touch, so no two share a 2×2 block: the fleet needs at least {least} blocks, {where} has {high}"
-        marking = f"marking the squares {text}" + ("" if self.touching else " (each ship grown by one square right and down, for its border)")
+            return Msg(
+                "ships may not touch, so no two share a 2×2 block: the fleet needs at least {least} blocks, {where} has {high}",
+                least=least,
+                where=where,
+                high=high,
+            )
+        if self.touching:
+            marking = Msg("marking the squares {marked}", marked=text)
+        else:
+            marking = Msg(
+                "marking the squares {marked} (each ship grown by one square right and down, for its border)",
+                marked=text,
+            )
         if least > high:
-            return f"{marking}, the fleet covers at least {least} marked squares, {where} has {high}"
+            return Msg(
+                "{marking}, the fleet covers at least {least} marked squares, {where} has {high}",
+                marking=marking,
+                least=least,
+                where=where,
+                high=high,
+            )
         if most < low:
-            return f"{marking}, the fleet covers at most {most} marked squares, but on {where} it must cover at least {low}"
-        must = f"exactly {low}" if low == high else f"between {low} and {high}"
-        return f"{marking}, the fleet must cover {must} marked squares on {where}, and no mix of its ships' spots does"
+            return Msg(
+                "{marking}, the fleet covers at most {most} marked squares, but on {where} it must cover at least {low}",
+                marking=marking,
+                most=most,
+                where=where,
+                low=low,
+            )
+        if low == high:
+            return Msg(
+                "{marking}, the fleet must cover exactly {low} marked squares on {where}, and no mix of its ships' spots does",
+                marking=marking,
+                low=low,
+                where=where,
+            )
+        return Msg(
+            "{marking}, the fleet must cover between {low} and {high} marked squares on {where}, "
+            "and no mix of its ships' spots does",
+            marking=marking,
+            low=low,
+            high=high,
+            where=where,
+        )
 
     def plan(self) -> _Plan:
         """Choose, without randomness, how this fleet is sampled; raise Impossible if it cannot fit."""
