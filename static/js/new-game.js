@@ -1,0 +1,149 @@
+// New game form (templates/games/new.html): live hints over a plain form.
+//
+// The form works without this script (the server checks everything and
+// re-renders with the message). The script only says early what the server
+// would say: how many players each list has, which sea size the larger team
+// gets, and that the two teams need different names and colours.
+
+import { t, tn } from './i18n.js';
+
+const form = document.getElementById('new-game');
+const rows = readJson('sea-sizes', []);          // [[lo, hi, size], ...]
+const limits = readJson('new-game-limits', { min_players: 4, max_players: 10 });
+const result = document.getElementById('new-game-result');
+
+function readJson(id, fallback) {
+  const el = document.getElementById(id);
+  if (!el) return fallback;
+  try { return JSON.parse(el.textContent || 'null') ?? fallback; } catch { return fallback; }
+}
+
+/** The names in a textarea: one a line, trimmed, blanks dropped. */
+export function playerNames(text) {
+  return String(text || '').split(/\r?\n/).map((s) => s.trim()).filter(Boolean);
+}
+
+/** The recommended sea size for a number of players, or null. */
+export function recommendedSize(table, players) {
+  for (const [lo, hi, size] of table) if (players >= lo && players <= hi) return size;
+  return null;
+}
+
+function teamParts(letter) {
+  const key = { a: 'team1', b: 'team2' }[letter];
+  return {
+    name: document.getElementById(`${key}_name`),
+    players: document.getElementById(`${key}_players`),
+    hint: document.querySelector(`[data-count-for="${key}_players"]`),
+    colourError: document.getElementById(`${key}_colour_error`),
+    colour: () => form.querySelector(`input[name="${key}_colour"]:checked`),
+  };
+}
+
+const teams = { a: teamParts('a'), b: teamParts('b') };
+const seaSelect = document.getElementById('sea_size');
+const seaRecommended = document.getElementById('sea-recommended');
+const recommendedOption = seaSelect ? seaSelect.querySelector('option[data-recommended]') : null;
+const defaultHint = {};
+
+/** Check one team's list; return the problem in words, or ''. */
+function checkPlayers(letter) {
+  const parts = teams[letter];
+  const names = playerNames(parts.players.value);
+  const n = names.length;
+  let problem = '';
+  const seen = new Set();
+  for (const name of names) {
+    const folded = name.toLocaleLowerCase();
+    if (seen.has(folded)) { problem = t('new.duplicate', { name }); break; }
+    seen.add(folded);
+  }
+  if (!problem && n > 0 && n < limits.min_players) problem = t('new.too_few', { n, min: limits.min_players });
+  if (!problem && n > limits.max_players) problem = t('new.too_many', { n, max: limits.max_players });
+  if (parts.hint) {
+    if (!(letter in defaultHint)) defaultHint[letter] = parts.hint.textContent;
+    parts.hint.textContent = n ? `${tn('new.count', n)}${problem ? ' — ' + problem : ''}` : defaultHint[letter];
+    parts.hint.classList.toggle('error', Boolean(problem));
+    parts.hint.classList.toggle('hint', !problem);
+  }
+  parts.players.setAttribute('aria-invalid', problem ? 'true' : 'false');
+  return problem;
+}
+
+function updateSea() {
+  const n = Math.max(playerNames(teams.a.players.value).length, playerNames(teams.b.players.value).length);
+  const size = recommendedSize(rows, n);
+  if (recommendedOption) {
+    if (!recommendedOption.dataset.plain) recommendedOption.dataset.plain = recommendedOption.textContent;
+    recommendedOption.textContent = size ? t('new.recommended_option', { size }) : recommendedOption.dataset.plain;
+  }
+  if (seaRecommended) {
+    let text = size ? t('new.recommended', { n, size }) : '';
+    const chosen = Number(seaSelect.value);
+    if (size && chosen && chosen < size) text += ` ${t('new.smaller')}`;
+    seaRecommended.textContent = text;
+  }
+}
+
+function checkColours() {
+  const a = teams.a.colour();
+  const b = teams.b.colour();
+  const clash = Boolean(a && b && a.value.toLowerCase() === b.value.toLowerCase());
+  teams.a.colourError.hidden = !clash;
+  teams.b.colourError.hidden = !clash;
+  return clash;
+}
+
+function checkNames() {
+  const a = teams.a.name.value.trim().toLocaleLowerCase();
+  const b = teams.b.name.value.trim().toLocaleLowerCase();
+  const same = Boolean(a && a === b);
+  teams.b.name.setAttribute('aria-invalid', same ? 'true' : 'false');
+  return same ? t('new.same_names') : '';
+}
+
+/** Paint the swatch colours through the CSSOM (no style attributes under the CSP). */
+function paintSwatches() {
+  for (const chip of form.querySelectorAll('.swatch-chip[data-colour]')) {
+    chip.style.setProperty('--swatch', chip.dataset.colour);
+  }
+}
+
+function checkAll() {
+  const problems = [checkPlayers('a'), checkPlayers('b'), checkNames()].filter(Boolean);
+  if (checkColours()) problems.push(teams.a.colourError.textContent.trim());
+  updateSea();
+  return problems;
+}
+
+if (form) {
+  paintSwatches();
+  form.addEventListener('input', () => {
+    checkAll();
+    if (result && result.dataset.kind === 'refused') { result.textContent = ''; delete result.dataset.kind; }
+  });
+  form.addEventListener('change', checkAll);
+  form.addEventListener('submit', (ev) => {
+    const problems = checkAll();
+    // Empty required fields: let the browser point at the first one.
+    const empty = [...form.querySelectorAll('[required]')].find((el) => !el.value.trim());
+    if (empty || problems.length) {
+      ev.preventDefault();
+      if (result) {
+        result.dataset.kind = 'refused';
+        result.textContent = problems[0] || t('new.fix');
+      }
+      (empty || form.querySelector('[aria-invalid="true"]'))?.focus();
+      return;
+    }
+    if (result) { result.dataset.kind = 'ok'; result.textContent = t('new.sending'); }
+    const button = document.getElementById('create-game');
+    // Guard against a double tap creating two games; a back-navigation re-enables it.
+    if (button) setTimeout(() => { button.disabled = true; }, 0);
+  });
+  window.addEventListener('pageshow', () => {
+    const button = document.getElementById('create-game');
+    if (button) button.disabled = false;
+  });
+  checkAll();
+}
