@@ -94,9 +94,15 @@ class _OverBudget(Exception):
 class _Plan:
     """How one sea, fleet and set of fixed ships is sampled."""
 
-    def __init__(self, method: str, table: dict[int, int] | None) -> None:
+    def __init__(
+        self,
+        method: str,
+        table: dict[int, int] | None = None,
+        ships: list[tuple[list[tuple[int, int]], int, int]] | None = None,
+    ) -> None:
         self.method = method  # "reject", "table" or "search"
         self.table = table
+        self.ships = ships  # for "reject": per ship its spots, their number and bit width
 
 
 class _Sea:
@@ -767,14 +773,14 @@ class _Fleet:
         while accepted < _PILOT_ACCEPTS and sea.reject(ships, pilot, draws) is not None:
             accepted += 1
         if accepted >= _PILOT_ACCEPTS:
-            plan = _Plan("reject", None)
+            plan = _Plan("reject", ships=ships)
         else:
             table: dict[int, int] = {}
             try:
                 sea.count(0, self.blocked, sea.full, table, _TABLE_LIMIT)
-                plan = _Plan("table", table)
+                plan = _Plan("table", table=table)
             except _OverBudget:
-                plan = _Plan("search", None)
+                plan = _Plan("search")
         with _PLANS_LOCK:
             _PLANS[key] = plan
             kept = sum(len(p.table or ()) for p in _PLANS.values())
@@ -801,7 +807,8 @@ class _Fleet:
             return result
         by_kind: list[list[int]] = [[] for _ in self.members]
         if plan.method == "reject":
-            masks = sea.reject(self.ships(), rng, None)
+            assert plan.ships is not None
+            masks = sea.reject(plan.ships, rng, None)
             assert masks is not None  # unbounded rejection only returns with a fleet
             position = 0
             for k, members in enumerate(self.members):
