@@ -276,6 +276,18 @@ def test_fixed_ships_stay_clear_of_the_new_ones() -> None:
         assert ships == random_fleet(grid, rest, touching=False, rng=random.Random(seed), fixed=fixed)
 
 
+def test_fixed_ships_are_respected_on_a_nearly_full_sea_too() -> None:
+    grid = Grid(7)
+    fixed = [frozenset({Square(0, 0), Square(1, 0)})]
+    singles = [S("X")] * 14
+    assert sampling_is_uniform(grid, singles, touching=False, fixed=fixed)
+    for seed in range(5):
+        ships = random_fleet(grid, singles, touching=False, rng=random.Random(seed), fixed=fixed)
+        assert_legal(grid, singles, ships, touching=False, fixed=fixed)
+    with pytest.raises(Impossible, match="the free part of the sea"):
+        random_fleet(grid, singles + [S("X")], touching=False, rng=random.Random(0), fixed=fixed)
+
+
 def test_fixed_ships_can_make_a_fleet_impossible() -> None:
     grid = Grid(5)
     wall = [frozenset(Square(2, r) for r in range(5))]
