@@ -76,7 +76,7 @@ def test_sea_check_and_random_give_live_feedback(game: dict[str, Any]) -> None:
     touching = ships_json()
     touching[1]["squares"] = ["A3", "B3", "C3", "D3"]
     checked = game["A"].post(f"/api/games/{game['id']}/sea/check", json={"team": "A", "ships": touching}).get_json()
-    assert not checked["ok"] and any("touches" in p["message"] for p in checked["problems"])
+    assert not checked["ok"] and any(len(p["ships"]) == 2 and p["squares"] for p in checked["problems"])
     ships = game["A"].post(f"/api/games/{game['id']}/sea/random", json={"team": "A"}).get_json()["ships"]
     assert game["A"].post(f"/api/games/{game['id']}/sea/check", json={"team": "A", "ships": ships}).get_json()["ok"]
     assert game["A"].post(f"/api/games/{game['id']}/sea/random", json={"team": "B"}).status_code == 403
@@ -234,3 +234,19 @@ def test_a_socket_flooding_actions_is_slowed_down(app: Flask, game: dict[str, An
     answers = [sock.emit("action", {"game": game["id"], "action": {"type": "start_game"}}, callback=True) for _ in range(60)]
     assert answers[0]["error"] == "not_your_turn"
     assert answers[-1]["error"] == "rate_limited"
+
+
+def test_the_dashboard_shows_the_same_join_link_until_it_is_reissued(app: Flask, game: dict[str, Any]) -> None:
+    gid = game["id"]
+    first = game["referee"].get(f"/g/{gid}/referee").get_data(as_text=True)
+    again = game["referee"].get(f"/g/{gid}/referee").get_data(as_text=True)
+    links = re.findall(r"/g/%s/team\?t=[\w-]+" % gid, first)
+    assert links and links == re.findall(r"/g/%s/team\?t=[\w-]+" % gid, again)
+    phone = app.test_client()
+    assert phone.get(links[0]).status_code == 303
+
+
+def test_a_projector_in_the_referees_browser_gets_only_the_public_view(app: Flask, game: dict[str, Any]) -> None:
+    sock = socketio.test_client(app, flask_test_client=game["referee"])
+    ack = sock.emit("resync", {"game": game["id"], "seq": 0, "as": "public"}, callback=True)
+    assert ack["view"]["role"] == "public" and "seas" not in ack["view"]

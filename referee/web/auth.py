@@ -180,9 +180,9 @@ def revoke_token(engine: Engine, token_id: int) -> bool:
     return retry_busy(run)
 
 
-def reissue_join_token(engine: Engine, game_id: str, team: str, *, label: str = "") -> Issued:
+def reissue_join_token(engine: Engine, game_id: str, team: str, *, label: str = "", raw: str | None = None) -> Issued:
     """Issue a new join link for a team, revoking its old join links; joined devices stay."""
-    raw = secrets.token_urlsafe(TOKEN_BYTES)
+    raw = raw or secrets.token_urlsafe(TOKEN_BYTES)
 
     def run() -> Issued:
         now = time.time()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import csv
+import hashlib
+import hmac
 import io
 import json
 import random
@@ -13,7 +16,7 @@ from typing import Any
 
 import qrcode  # type: ignore[import-untyped]
 import qrcode.image.svg  # type: ignore[import-untyped]
-from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Table, select
 from typing import cast
@@ -180,9 +183,37 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def join_url(game_id: str, team: str, *, reissue: bool = True) -> str:
-    """Issue a team's join link (revoking the previous one) and return it."""
-    issued = reissue_join_token(db.engine, game_id, team)
-    return url_for("games.team_page", game_id=game_id, t=issued.token, _external=True)
+    """Return a team's join link; `reissue` makes a new one and revokes the old.
+
+    The raw token is never stored. It is an HMAC of the server's secret key over a random nonce
+    kept in the token's label, so the dashboard can show the same link again after a reload,
+    while nobody without the secret key can derive it.
+    """
+    nonce = None if reissue else current_join_nonce(game_id, team)
+    if nonce is None:
+        nonce = secrets.token_urlsafe(12)
+        reissue_join_token(db.engine, game_id, team, label=f"nonce:{nonce}", raw=join_token(game_id, team, nonce))
+    return url_for("games.team_page", game_id=game_id, t=join_token(game_id, team, nonce), _external=True)
+
+
+def join_token(game_id: str, team: str, nonce: str) -> str:
+    """Derive a join token from the secret key and a nonce (192 bits, URL-safe)."""
+    digest = hmac.new(current_app.secret_key.encode() if isinstance(current_app.secret_key, str) else current_app.secret_key, f"join:{game_id}:{team}:{nonce}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:24]).decode().rstrip("=")
+
+
+def current_join_nonce(game_id: str, team: str) -> str | None:
+    """Return the nonce of a team's active join link, if it has one."""
+    with reading(db.engine) as conn:
+        label = conn.execute(
+            select(tokens_t.c.label).where(
+                tokens_t.c.game_id == game_id, tokens_t.c.role == str(TokenKind.TEAM_JOIN),
+                tokens_t.c.subject == team, tokens_t.c.revoked_at.is_(None),
+            ).order_by(tokens_t.c.id.desc())
+        ).scalar()
+    if isinstance(label, str) and label.startswith("nonce:"):
+        return label[len("nonce:"):]
+    return None
 
 
 def qr_svg(data: str, box_size: int = 10) -> str:
@@ -262,16 +293,9 @@ def referee_page(game_id: str) -> Any:
     if role_in(game_id) != "referee":
         abort(403, description=_("Only the referee may open the dashboard."))
     links = {"watch": url_for("games.watch_page", game_id=game_id, _external=True)}
-    join = {t: existing_join_url(game_id, t) for t in airraid.TEAMS}
+    join = {t: join_url(game_id, t, reissue=False) for t in airraid.TEAMS}
     qr = {t: qr_svg(url) for t, url in join.items() if url}
     return page("games/referee.html", game_id, "referee", state, links={**links, "join": join}, qr=qr)
-
-
-def existing_join_url(game_id: str, team: str) -> str:
-    """Return a fresh join link for a team; the dashboard shows it as a QR code."""
-    # Raw tokens are never stored, so showing the link again means issuing a new one. Phones
-    # that already joined keep their own device tokens.
-    return join_url(game_id, team)
 
 
 @bp.get("/g/<game_id>/team")

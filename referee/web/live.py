@@ -116,6 +116,9 @@ def on_resync(data: Any) -> dict[str, Any]:
         game_id, slip = _game_and_slip(data)
         state = load_state(game_id)
         role = role_in(game_id, slip)
+        if data.get("as") == "public":
+            # A projector window in the referee's own browser asks to see only what the room may.
+            role = "public"
         with _lock:
             old = _sockets.get(sid)
             _sockets[sid] = (game_id, role)
