@@ -85,6 +85,9 @@ def on_time_ping(_data: Any = None) -> dict[str, float]:
 
 def init_app(app: Flask) -> None:
     """Bind Socket.IO: threading mode, optional Redis queue, same-origin CORS, small buffers."""
+    # Flask-SocketIO keeps the options of an earlier init_app, a message queue's client
+    # manager among them; a second app (tests, the CLI) must not inherit another's queue.
+    socketio.server_options.pop("client_manager", None)
     socketio.init_app(
         app,
         async_mode="threading",
