@@ -284,6 +284,7 @@ function start() {
       onChange: saveDraft,
       onSay: (text, kind) => say(text, kind),
       onStatus: (s) => {
+        const hadProblems = seaStatus.problems.length > 0;
         seaStatus = s;
         paintLockButton();
         // A finished check speaks on the result line, where the thumb is.
@@ -292,6 +293,7 @@ function start() {
           const more = s.problems.length - 1;
           say(s.problems[0].message, 'refused', more > 0 ? tn('team.more_problems', more, { n: more }) : '');
         } else if (s.ok) say(t('editor.sea_ok'), 'ok');
+        else if (hadProblems) say(t('team.sea_fixed'), 'ok');
       },
     });
     return editor;
