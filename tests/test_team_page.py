@@ -232,6 +232,13 @@ assert.equal(T.cleanSquare('H1', 7, 7), null);
 assert.equal(T.cleanSquare('A8', 7, 7), null);
 assert.equal(T.cleanSquare('4C', 7, 7), null);
 
+// a scanned slip names the bomber's order (only a slip of this game)
+assert.equal(T.orderFromSlip('http://192.168.1.5:5000/s/g42.1B2.abcDEF-_12', 'g42'), '1B2');
+assert.equal(T.orderFromSlip('g42.2B11.sig', 'g42'), '2B11');
+assert.equal(T.orderFromSlip('http://x/s/other.1B2.sig', 'g42'), null);
+assert.equal(T.orderFromSlip('http://x/g/g42/team?t=abc', 'g42'), null);
+assert.equal(T.orderFromSlip('', 'g42'), null);
+
 // the order form keeps only what the options still allow
 const options = { pilots: ['Ann', 'Ada'], ships: [{ ship: 'A', fighter: 0, bomber: 2 }], corridors: [{ corridor: 'upper', free: 2, positions: [2, 3] }, { corridor: 'lower', free: 0, positions: [] }] };
 let f = T.sanitiseForm({ pilot: 'Abe', ship: 'A', kind: 'fighter', corridor: 'lower', position: 1, target: 'C4' }, options);

@@ -24,6 +24,7 @@ import { Connection, bindBadge } from './conn.js';
 import { Countdown, SoundCues, soundButton, ScreenWake } from './timer.js';
 import { SeaGrid, parseSquare, squareName } from './sea.js';
 import { SeaEditor } from './sea-editor.js';
+import { scannerAvailable, startScanner } from './scan.js';
 import { t, tn, pageLang } from './i18n.js';
 
 // ------------------------------------------------------------ pure helpers
@@ -70,6 +71,15 @@ export function findNote(view, test) {
     for (let j = notes.length - 1; j >= 0; j--) if (test(notes[j], rows[i])) return notes[j];
   }
   return null;
+}
+
+/** The order id in a scanned slip ("http://…/s/<game>.<order>.<sig>" or the bare code),
+ *  if the slip belongs to this game; else null. The server checks the signature and that
+ *  the order is a bomber waiting at our base. */
+export function orderFromSlip(text, game) {
+  const m = /(?:^|\/s\/)([A-Za-z0-9_-]+)\.([A-Za-z0-9]+)\.([A-Za-z0-9_-]+)\s*$/.exec(String(text || '').trim());
+  if (!m || m[1] !== game) return null;
+  return m[2];
 }
 
 /** A square typed by a person ("c 4", "C4 ") → "C4", or null. */
@@ -690,6 +700,7 @@ function start() {
     card.dataset.kind = fight ? 'fight' : ui.verdict ? ui.verdict.answer : 'waiting';
     $('bombing-dismiss').hidden = !(ui.verdict && !fight);
     $('bomber-picks').hidden = true;
+    if (!open.length || fight || ui.verdict) { $('scan-slip').hidden = true; if (scanner) stopScan(); }
 
     if (fight) {
       verdictEl.hidden = false;
@@ -713,6 +724,7 @@ function start() {
       $('bombing-step').textContent = t('team.bombers_ask');
       $('bombing-step').hidden = false;
       $('bomber-picks').hidden = false;
+      if (!scanner) $('scan-slip').hidden = !scannerAvailable();
       const seen = {};
       const total = {};
       for (const b of open) total[b.label] = (total[b.label] || 0) + 1;
@@ -762,6 +774,33 @@ function start() {
     $('bomb-square').value = '';
     render();
   }
+
+  // Scan the bomber's slip (only where the camera is allowed: https or localhost).
+  let scanner = null;
+  async function stopScan() {
+    if (scanner) { try { scanner.stop(); } catch { /* already stopped */ } }
+    scanner = null;
+    $('scan-box').hidden = true;
+    $('scan-slip').hidden = !scannerAvailable() || !(view.bombers_at_base || []).some((b) => !b.answer);
+  }
+  $('scan-slip').addEventListener('click', async () => {
+    $('scan-box').hidden = false;
+    $('scan-slip').hidden = true;
+    try {
+      scanner = await startScanner($('scan-video'), {
+        onResult: (text) => {
+          const order = orderFromSlip(text, GAME);
+          if (!order) { say(t('team.scan_foreign'), 'refused'); return; }
+          stopScan();
+          announce({ order });
+        },
+        onError: () => say(t('team.scan_failed'), 'error'),
+      });
+    } catch {
+      stopScan();
+    }
+  });
+  $('scan-stop').addEventListener('click', stopScan);
 
   $('announce-form').addEventListener('submit', (ev) => {
     ev.preventDefault();
@@ -847,6 +886,7 @@ function start() {
   // The latest events in words, newest first.
   function describe(n) {
     const me = n.team === TEAM;
+    if (n.team && !me && ['order_added', 'order_removed', 'landed', 'lost'].includes(n.type)) return null;
     const p = { ...n, team_name: teamName(n.team), other: teamName(n.team === 'A' ? 'B' : 'A') };
     switch (n.type) {
       case 'sea_locked': return t('team.ev.sea_locked', p);
