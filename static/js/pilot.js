@@ -1,0 +1,489 @@
+// The pilot's page (/s/<slip>): one order, one next action.
+//
+// WHY a state machine for the report: the ux goal is "report a dogfight in at
+// most 3 taps" from a phone held in one hand in a corridor. The rules decide
+// how many taps a dogfight needs (airraid.judge_dogfight):
+//   - same kinds: one throw                              → 1 tap
+//   - two bombers may both pass instead                  → 1 tap
+//   - fighter vs bomber, the fighter won the first throw → 1 tap
+//   - fighter lost it: its pilot chooses Pass            → 2 taps
+//                                  or Fight again + throw → 3 taps
+// so the page asks exactly the next question and sends as soon as the answer
+// decides the dogfight. "I won / I lost" are said from the pilot's own side and
+// translated here into throws [{winner: "A"|"B"}] of the two teams.
+//
+// The other pilot confirms (one tap) or says "That's wrong", which sends their
+// own, differing report; the server then flags a conflict for the referee.
+//
+// The pure functions below are exported for tests (Node); the page itself
+// starts only when the page data block is present.
+
+import { Connection, bindBadge } from './conn.js';
+import { Countdown, ScreenWake, SoundCues, soundButton } from './timer.js';
+import { t } from './i18n.js';
+
+// ------------------------------------------------------------ pure helpers
+
+export const otherSide = (side) => (side === 'A' ? 'B' : 'A');
+
+export function kindName(kind) {
+  return kind === 'fighter' || kind === 'bomber' ? t(`pilot.kind.${kind}`) : String(kind ?? '');
+}
+
+export function corridorName(corridor) {
+  return ['upper', 'middle', 'lower'].includes(corridor) ? t(`pilot.corridor.${corridor}`) : String(corridor ?? '');
+}
+
+export function planeName(plane) {
+  return t('pilot.plane', { label: plane.label, kind: kindName(plane.kind) });
+}
+
+/**
+ * The next step of a dogfight report, from the taps so far.
+ *   picks: taps in order, each 'won' | 'lost' | 'both_pass' | 'pass' | 'continue'
+ * Returns {ask: 'first', bombers} | {ask: 'choice', chooser: 'me'|'them'} |
+ * {ask: 'second'} | {done: true, throws, choice}.
+ * Throws are written for the two teams: {winner: 'A'|'B'}.
+ */
+export function dogfightStep(myKind, theirKind, mySide, picks = []) {
+  const win = (pick) => ({ winner: pick === 'won' ? mySide : otherSide(mySide) });
+  const bombers = myKind === 'bomber' && theirKind === 'bomber';
+  if (picks.length === 0) return { ask: 'first', bombers };
+  const [first, second, third] = picks;
+  if (first === 'both_pass') return { done: true, throws: [], choice: 'pass' };
+  if (myKind === theirKind) return { done: true, throws: [win(first)], choice: null };
+  const fighterIsMe = myKind === 'fighter';
+  const fighterLost = fighterIsMe ? first === 'lost' : first === 'won';
+  if (!fighterLost) return { done: true, throws: [win(first)], choice: null };
+  if (picks.length === 1) return { ask: 'choice', chooser: fighterIsMe ? 'me' : 'them' };
+  if (second === 'pass') return { done: true, throws: [win(first)], choice: 'pass' };
+  if (picks.length === 2) return { ask: 'second' };
+  return { done: true, throws: [win(first), win(third)], choice: 'continue' };
+}
+
+/** Who is shot down by a report (mirror of airraid.judge_dogfight, for reports
+ * built by dogfightStep): side 'A' | 'B' | null, and whether they passed.
+ * The loser of the last decisive throw is shot down, unless someone passed. */
+export function judge(throws, choice) {
+  if (choice === 'pass') return { loser: null, passed: true };
+  const decisive = (throws || []).map((x) => x && x.winner).filter((w) => w === 'A' || w === 'B');
+  const last = decisive[decisive.length - 1];
+  return { loser: last ? otherSide(last) : null, passed: false };
+}
+
+/**
+ * A report in words, from this pilot's side.
+ *   report: {throws, choice, passed, loser: 'me'|'them'|null}
+ *   ctx: {mySide, myKind, theirKind, label}   label: the other plane, "B2"
+ * Returns {what, detail}: "B2 won — you are shot down", "first throw: B2 won · …".
+ */
+export function describeReport(report, ctx) {
+  const { mySide, myKind, theirKind, label } = ctx;
+  const bombers = myKind === 'bomber' && theirKind === 'bomber';
+  const chooser = myKind === 'fighter' && theirKind === 'bomber' ? 'you' : 'them';
+  let what;
+  if (report.passed) {
+    what = bombers ? t('pilot.out.both_passed') : t(chooser === 'you' ? 'pilot.out.you_passed' : 'pilot.out.they_passed', { label });
+  } else if (report.loser === 'them') {
+    what = t('pilot.out.you_won', { label });
+  } else if (report.loser === 'me') {
+    what = t('pilot.out.they_won', { label });
+  } else {
+    what = '';
+  }
+  const parts = [];
+  const decisive = (report.throws || []).map((x) => x && x.winner).filter((w) => w === 'A' || w === 'B');
+  if (!(bombers && report.passed)) {
+    decisive.forEach((w, i) => {
+      if (i > 1) return;
+      const who = w === mySide ? 'you' : 'them';
+      parts.push(t(`pilot.throw${i + 1}_${who}`, { label }));
+      if (i === 0 && (report.choice === 'pass' || report.choice === 'continue')) {
+        const key = report.choice === 'pass' ? 'pass' : 'again';
+        parts.push(t(`pilot.chose_${key}_${chooser}`, { label }));
+      }
+    });
+  }
+  return { what, detail: parts.join(' · ') };
+}
+
+/** The server's view of a pending report (airraid._duel_view), made relative to this order. */
+export function reportFromDuel(duel, myOrderId) {
+  let loser = null;
+  if (duel.shot_down) loser = duel.shot_down === myOrderId ? 'me' : 'them';
+  return { throws: duel.throws, choice: duel.choice, passed: Boolean(duel.passed), loser };
+}
+
+/** Our own taps as a report relative to this order. */
+export function reportFromStep(done, mySide) {
+  const { loser, passed } = judge(done.throws, done.choice);
+  return { throws: done.throws, choice: done.choice, passed, loser: loser === null ? null : (loser === mySide ? 'me' : 'them') };
+}
+
+/** The order's state in words: {headline, detail, tone}. tone: fight | wait | go | down | done | plain. */
+export function statusOf(view) {
+  const o = view.order;
+  const nx = view.next;
+  const target = o.target || '';
+  const corridor = corridorName(o.corridor);
+  if (nx && nx.status === 'due' && view.current) {
+    const label = nx.opponent.label;
+    const reported = nx.reported_by || [];
+    let more = t('pilot.meet_detail');
+    if (nx.conflict) more = t('pilot.conflict_detail');
+    else if (reported.includes(view.role)) more = t('pilot.waiting_confirm', { label });
+    else if (reported.length) more = t('pilot.check_report', { label });
+    return { headline: t('pilot.meet', { plane: planeName(nx.opponent) }), detail: more, tone: 'fight' };
+  }
+  if (nx && nx.status === 'waiting' && view.current) {
+    return {
+      headline: t('pilot.next', { plane: planeName(nx.opponent) }),
+      detail: t('pilot.waiting_detail', { label: nx.opponent.label }),
+      tone: 'wait',
+    };
+  }
+  const bombing = view.bombing;
+  switch (o.status) {
+    case 'planned':
+      return { headline: t('pilot.status.planned'), detail: t('pilot.status.planned_detail', { n: o.position, corridor }), tone: 'plain' };
+    case 'airborne':
+      return { headline: t('pilot.status.airborne'), detail: t('pilot.status.airborne_detail', { corridor }), tone: 'go' };
+    case 'bombing':
+      if (bombing && bombing.answer === 'fight' && !bombing.result) {
+        return { headline: t('pilot.status.bomb_fight', { target }), detail: t('pilot.status.bomb_fight_detail'), tone: 'fight' };
+      }
+      return { headline: t('pilot.status.through_bomb', { target }), detail: t('pilot.status.through_bomb_detail', { target }), tone: 'go' };
+    case 'shot_down': {
+      const by = o.shot_down_by || '';
+      const detail = by.startsWith('ship:')
+        ? t('pilot.status.shot_down_by_ship', { ship: by.slice(5) })
+        : (by ? t('pilot.status.shot_down_by', { who: by }) : '');
+      return { headline: t('pilot.status.shot_down'), detail, tone: 'down' };
+    }
+    case 'landed': {
+      if (!o.landed_on) return { headline: t('pilot.status.lost'), detail: t('pilot.status.lost_detail'), tone: 'down' };
+      const lands = t('pilot.status.lands_on', { ship: o.landed_on });
+      if (o.kind === 'bomber' && bombing && bombing.result && ['hit', 'water', 'already_hit', 'left'].includes(bombing.result)) {
+        return { headline: t(`pilot.status.bombed_${bombing.result}`, { target }), detail: lands, tone: bombing.result === 'hit' ? 'hit' : 'done' };
+      }
+      const stillOut = view.current && view.round && view.round.phase === 'airborne';
+      if (o.kind === 'fighter' && stillOut) return { headline: t('pilot.status.through_home'), detail: lands, tone: 'done' };
+      return { headline: t('pilot.status.landed', { ship: o.landed_on }), detail: '', tone: 'done' };
+    }
+    default:
+      return { headline: String(o.status), detail: '', tone: 'plain' };
+  }
+}
+
+/** The countdown's state from the view's round (deadline in SECONDS since the epoch). */
+export function timerState(round) {
+  if (!round || !round.round) return null;
+  if (round.phase === 'airborne') {
+    if (round.running && Number.isFinite(round.deadline)) return { deadline: round.deadline * 1000 };
+    return { paused: true, remaining: Math.max(0, Number(round.left) || 0) * 1000 };
+  }
+  if (round.phase === 'closed') return { remaining: 0 };
+  return null;
+}
+
+export function roundLine(round) {
+  if (!round || !round.round) return '';
+  if (round.phase === 'planning') return t('pilot.round_planning', { n: round.round });
+  if (round.phase === 'closed') return t('pilot.round_over', { n: round.round });
+  return t('pilot.round', { n: round.round });
+}
+
+// ------------------------------------------------------------------ page
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'class') node.className = v;
+    else if (k === 'text') node.textContent = v;
+    else if (k.startsWith('on') && typeof v === 'function') node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) node.append(c);
+  return node;
+}
+
+function startPage() {
+  const data = JSON.parse(document.getElementById('page-data').textContent);
+  const ME = data.role;                       // "pilot:1A2"
+  let view = data.view;
+  const orderId = view.order.id;
+
+  const $ = (id) => document.getElementById(id);
+  const headline = $('pilot-headline');
+  const detail = $('pilot-detail');
+  const now = $('pilot-now');
+  const panel = $('pilot-action');
+  const result = $('pilot-result');
+  const banner = $('pilot-banner');
+  const roundEl = $('pilot-round');
+  const bar = document.querySelector('.actionbar');
+
+  // The report being tapped, for one meeting (key "a:b").
+  const ui = { key: null, picks: [], mode: 'report', sent: null, guardUntil: 0, sig: '' };
+  let gone = false;
+  let localTap = false;
+
+  const conn = new Connection({
+    game: data.game,
+    initialSeq: data.seq,
+    extra: { slip: data.slip },
+    storageKey: `referee.outbox.${data.game}.${orderId}`,
+  });
+  bindBadge(conn);
+
+  const cues = new SoundCues({ speak: true });
+  soundButton($('sound'), cues);
+  const countdown = new Countdown($('timer'), { now: () => conn.serverNow(), cues, labelEl: $('timer-label') });
+  const wake = new ScreenWake();
+  wake.enable();
+  document.addEventListener('pointerdown', () => wake.enable(), { once: true, capture: true });
+
+  function say(kind, text, more = '') {
+    result.dataset.kind = kind;
+    result.textContent = text;
+    if (more) result.append(el('span', { class: 'detail', text: more }));
+    syncBar();
+  }
+  function clearSay() {
+    result.textContent = '';
+    delete result.dataset.kind;
+    syncBar();
+  }
+  // The thumb bar is drawn only when it holds something.
+  function syncBar() {
+    if (bar) bar.hidden = panel.hidden && !result.textContent;
+  }
+
+  function ctxOf(nx) {
+    return { mySide: view.team, myKind: view.order.kind, theirKind: nx.opponent.kind, label: nx.opponent.label };
+  }
+
+  // ---------------------------------------------------------------- render
+
+  function renderBanner() {
+    if (!banner) return;
+    let kind = null;
+    let text = '';
+    let more = '';
+    if (gone) {
+      kind = 'error'; text = t('pilot.gone'); more = t('pilot.gone_detail');
+    } else if (view.phase === 'over') {
+      kind = 'ok'; text = t('pilot.over');
+      const w = view.outcome && view.outcome.winner;
+      more = w && view.teams && view.teams[w] ? t('pilot.over_won', { team: view.teams[w].name }) : (view.outcome ? t('pilot.over_draw') : '');
+    } else if (!view.current) {
+      kind = 'refused'; text = t('pilot.used', { n: view.order.round }); more = t('pilot.used_detail');
+    }
+    banner.hidden = kind === null;
+    banner.replaceChildren();
+    if (kind) {
+      const p = el('p', { class: 'result', 'data-kind': kind, id: 'pilot-banner-text', text });
+      if (more) p.append(el('span', { class: 'detail', text: more }));
+      banner.append(p);
+    }
+    document.body.classList.toggle('pilot-used', Boolean(kind) && kind !== 'ok');
+    document.body.classList.toggle('pilot-is-gone', gone);
+  }
+
+  function renderStatus() {
+    const s = statusOf(view);
+    headline.textContent = s.headline;
+    detail.textContent = s.detail;
+    now.dataset.tone = s.tone;
+    now.dataset.status = view.order.status;
+  }
+
+  function renderClock() {
+    roundEl.textContent = roundLine(view.round);
+    countdown.set(timerState(view.round));
+  }
+
+  function button(label, kind, onclick, extra = {}) {
+    return el('button', { type: 'button', class: `btn btn-big${kind ? ` btn-${kind}` : ''}`, onclick, ...extra }, label);
+  }
+
+  function tap(fn) {
+    return (ev) => {
+      if (Date.now() < ui.guardUntil) { ev.preventDefault(); return; }
+      localTap = true;
+      fn();
+    };
+  }
+
+  function renderPanel() {
+    const nx = view.next;
+    const active = !gone && view.current && view.phase !== 'over' && nx && nx.status === 'due';
+    const key = active ? `${nx.a}:${nx.b}` : null;
+    if (key !== ui.key) {
+      // The meeting we were in is settled (by the other pilot's confirm or the referee).
+      if (ui.key && !gone && view.current && view.round && view.round.phase === 'airborne') {
+        const label = ui.label || '';
+        if (view.order.status === 'shot_down') say('hit', t('pilot.decided_down', { label }));
+        else say('ok', t('pilot.decided', { label }));
+      }
+      Object.assign(ui, { key, picks: [], mode: 'report', sent: null, label: active ? nx.opponent.label : null });
+    }
+    const children = [];
+    let sig = 'none';
+    if (active) {
+      const ctx = ctxOf(nx);
+      const reportedByMe = nx.reported_by.includes(ME);
+      const theirs = nx.pending.find((p) => p.by !== ME);
+      const mine = nx.pending.find((p) => p.by === ME);
+      const legal = view.legal || [];
+      const canConfirm = legal.some((a) => a.type === 'confirm_dogfight' && a.a === nx.a && a.b === nx.b);
+      if (nx.conflict) {
+        sig = 'conflict';
+        children.push(el('p', { class: 'result', 'data-kind': 'refused', text: t('pilot.conflict') }));
+      } else if (reportedByMe && mine) {
+        sig = 'mine';
+        const d = describeReport(reportFromDuel(mine, orderId), ctx);
+        // (What happens next, "waiting for A1 to confirm", is the status line's.)
+        children.push(el('p', { class: 'result', 'data-kind': 'ok' },
+          t('pilot.you_reported', { what: d.what }),
+          d.detail ? el('span', { class: 'detail', text: d.detail }) : null));
+      } else if (ui.sent) {
+        sig = 'sending';
+        children.push(el('p', { class: 'result', 'data-kind': 'ok' },
+          ui.sent.text, el('span', { class: 'detail', text: conn.state === 'offline' ? t('pilot.queued') : [ui.sent.more, t('pilot.sending')].filter(Boolean).join(' — ') })));
+      } else if (theirs && canConfirm && ui.mode !== 'dispute') {
+        sig = `confirm:${theirs.by}`;
+        const d = describeReport(reportFromDuel(theirs, orderId), ctx);
+        children.push(
+          el('p', { class: 'result pilot-their-report', 'data-kind': 'fight' },
+            t('pilot.they_report', { label: ctx.label, what: d.what }),
+            d.detail ? el('span', { class: 'detail', text: d.detail }) : null),
+          el('div', { class: 'btn-row pilot-buttons' },
+            button(t('pilot.confirm'), 'ok', tap(() => confirmReport(nx, d))),
+            button(t('pilot.wrong'), '', tap(() => { ui.mode = 'dispute'; ui.picks = []; render(); }), { 'data-pick': 'wrong' })),
+        );
+      } else {
+        const step = dogfightStep(ctx.myKind, ctx.theirKind, ctx.mySide, ui.picks);
+        sig = `ask:${ui.mode}:${ui.picks.join(',')}`;
+        let ask;
+        let buttons;
+        if (step.ask === 'first') {
+          ask = t('pilot.ask_first');
+          buttons = [button(`✓ ${t('pilot.won')}`, 'ok', tap(() => pick('won')), { 'data-pick': 'won' }),
+            button(`✕ ${t('pilot.lost')}`, 'primary', tap(() => pick('lost')), { 'data-pick': 'lost' })];
+        } else if (step.ask === 'choice') {
+          ask = step.chooser === 'me' ? t('pilot.ask_choice_mine') : t('pilot.ask_choice_theirs', { label: ctx.label });
+          buttons = [button(t('pilot.pass'), '', tap(() => pick('pass')), { 'data-pick': 'pass' }),
+            button(t('pilot.fight_again'), 'primary', tap(() => pick('continue')), { 'data-pick': 'continue' })];
+        } else {
+          ask = t('pilot.ask_second');
+          buttons = [button(`✓ ${t('pilot.won')}`, 'ok', tap(() => pick('won')), { 'data-pick': 'won' }),
+            button(`✕ ${t('pilot.lost')}`, 'primary', tap(() => pick('lost')), { 'data-pick': 'lost' })];
+        }
+        const head = el('div', { class: 'pilot-ask-row' });
+        if (ui.picks.length || ui.mode === 'dispute') {
+          head.append(el('button', {
+            type: 'button', class: 'btn btn-ghost pilot-back', 'data-pick': 'back',
+            onclick: () => { if (ui.picks.length) ui.picks.pop(); else ui.mode = 'report'; render(); },
+          }, `← ${ui.picks.length ? t('pilot.back') : t('pilot.cancel')}`));
+        }
+        head.append(el('p', { class: 'pilot-ask', text: ask }));
+        if (ui.mode === 'dispute' && !ui.picks.length) children.push(el('p', { class: 'pilot-dispute muted', text: t('pilot.dispute') }));
+        children.push(head, el('div', { class: 'btn-row pilot-buttons' }, buttons));
+        if (step.ask === 'first' && step.bombers) {
+          children.push(el('button', { type: 'button', class: 'btn btn-block pilot-both-pass', 'data-pick': 'both_pass', onclick: tap(() => pick('both_pass')) }, t('pilot.both_pass')));
+        }
+      }
+    }
+    panel.replaceChildren(...children);
+    panel.hidden = children.length === 0;
+    panel.dataset.step = sig;
+    // A change that came from the server (not from this thumb) must not catch
+    // a tap meant for the old buttons: "I won" may have become "Confirm".
+    if (sig !== ui.sig && !localTap && sig !== 'none' && ui.sig !== '') ui.guardUntil = Date.now() + 700;
+    ui.sig = sig;
+    localTap = false;
+    syncBar();
+  }
+
+  function render() {
+    renderBanner();
+    renderStatus();
+    renderClock();
+    renderPanel();
+  }
+
+  // --------------------------------------------------------------- actions
+
+  function pick(what) {
+    const nx = view.next;
+    if (!nx) return;
+    const ctx = ctxOf(nx);
+    ui.picks.push(what);
+    const step = dogfightStep(ctx.myKind, ctx.theirKind, ctx.mySide, ui.picks);
+    if (!step.done) { clearSay(); render(); return; }
+    const d = describeReport(reportFromStep(step, ctx.mySide), ctx);
+    send({ type: 'report_dogfight', a: nx.a, b: nx.b, throws: step.throws, choice: step.choice }, t('pilot.sent', { what: d.what }), d.detail);
+  }
+
+  function confirmReport(nx, d) {
+    send({ type: 'confirm_dogfight', a: nx.a, b: nx.b }, t('pilot.sent', { what: `${t('pilot.confirm')}: ${d.what}` }), '');
+  }
+
+  async function send(action, text, more) {
+    const key = ui.key;
+    ui.sent = { text, more };
+    clearSay();
+    render();
+    const reply = await conn.send(action);
+    if (reply && reply.ok === false) {
+      if (ui.key === key) Object.assign(ui, { sent: null, picks: [], mode: 'report' });
+      say('refused', t('pilot.refused', { message: reply.message || reply.error || '' }));
+      render();
+      checkGone();
+      return;
+    }
+    if (reply && reply.view) take(reply.view);
+    else render();
+  }
+
+  // ------------------------------------------------------------ live data
+
+  function take(next) {
+    if (!next || !next.order) return;
+    if (Number.isFinite(view.version) && Number.isFinite(next.version) && next.version < view.version) return;
+    gone = false;
+    view = next;
+    render();
+  }
+
+  async function checkGone() {
+    // A removed or voided order has no view any more: the server answers the
+    // view request with an error, and pushes nothing to this page.
+    try {
+      const res = await fetch(`${data.api}/view?slip=${encodeURIComponent(data.slip)}`, { headers: { Accept: 'application/json' } });
+      if (res.ok) { take(await res.json()); return; }
+      if ([404, 409, 410].includes(res.status)) { gone = true; render(); }
+    } catch { /* offline: the badge says so */ }
+  }
+
+  // A push without a view (the order was removed or voided) sends us to ask why.
+  conn.on('view', ({ view: v }) => { if (v && v.order) take(v); else checkGone(); });
+  conn.on('events', ({ view: v }) => take(v));
+  conn.on('refused', ({ result: r }) => { say('refused', t('pilot.refused', { message: r.message || r.error || '' })); });
+  let lastState = null;
+  conn.on('status', ({ state }) => {
+    if (state === 'synced' && lastState && lastState !== 'synced') checkGone();
+    if (ui.sent) renderPanel();
+    lastState = state;
+  });
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') checkGone(); });
+
+  render();
+  conn.start();
+}
+
+if (typeof document !== 'undefined' && document.getElementById('page-data') && document.getElementById('pilot-now')) {
+  startPage();
+}
