@@ -383,11 +383,11 @@ def corridor_board(rnd: Round, corridor: str) -> CorridorBoard:
         for b in b_planes:
             if a_state == "dead" or b_state[b.id] == "dead":
                 dead, killer = (a, a_killer) if a_state == "dead" else (b, b_killer[b.id])
-                meetings.append(Meeting(corridor, a.id, b.id, "never", f"{dead.label()} was shot down by {killer}"))
+                meetings.append(Meeting(corridor, a.id, b.id, "never", Msg("{plane} was shot down by {killer}", plane=dead.label(), killer=killer)))
                 continue
             if a_state == "unknown" or b_state[b.id] == "unknown":
                 first = a if a_state == "unknown" else b
-                meetings.append(Meeting(corridor, a.id, b.id, "waiting", f"{first.label()} must first finish its earlier dogfight"))
+                meetings.append(Meeting(corridor, a.id, b.id, "waiting", Msg("{plane} must first finish its earlier dogfight", plane=first.label())))
                 a_state = "unknown"
                 b_state[b.id] = "unknown"
                 continue
@@ -430,7 +430,7 @@ def judge_dogfight(kind_a: str, kind_b: str, throws: list[Throw], choice: str | 
             return None, True
         if choice is not None:
             raise MalformedAction(
-                "only two bombers may agree to pass" if choice == "pass" else f"a {kind_a}-{kind_b} dogfight has no choice to make"
+                Msg("only two bombers may agree to pass") if choice == "pass" else Msg("a {kind_a}-{kind_b} dogfight has no choice to make", kind_a=kind_a, kind_b=kind_b)
             )
         if len(decisive) != 1:
             raise MalformedAction(Msg('a {kind_a}-{kind_b} dogfight takes one decisive throw, not {count}', kind_a=kind_a, kind_b=kind_b, count=len(decisive)))
@@ -575,20 +575,21 @@ def ledger_balances(state: State) -> bool:
 
 
 def _decide_by_tie_breaks(state: State, reason: str, seq: int, detail: str, at: float) -> None:
+    what: str
     scores = {t: state.teams[t] for t in TEAMS}
     for tie_break in state.ruleset.tie_breaks:
         if tie_break == "floating_squares":
             a, b = scores["A"].floating_squares(), scores["B"].floating_squares()
-            what = "more squares still afloat"
+            what = Msg("more squares still afloat")
         else:
             a = sum(1 for t in state.trophies if t.holder_team == "A")
             b = sum(1 for t in state.trophies if t.holder_team == "B")
-            what = "more trophies"
+            what = Msg("more trophies")
         if a != b:
             winner = "A" if a > b else "B"
-            _end(state, winner, reason, f"{detail}; {state.teams[winner].name} has {what} ({max(a, b)} to {min(a, b)})", seq, at)
+            _end(state, winner, reason, Msg("{detail}; {team} has {what} ({high} to {low})", detail=detail, team=state.teams[winner].name, what=what, high=max(a, b), low=min(a, b)), seq, at)
             return
-    _end(state, None, reason, f"{detail}; a draw", seq, at)
+    _end(state, None, reason, Msg("{detail}; a draw", detail=detail), seq, at)
 
 
 def _end(state: State, winner: str | None, reason: str, detail: str, seq: int, at: float) -> None:
@@ -615,10 +616,10 @@ def _check_fleets(state: State, seq: int, at: float, round_closed: bool) -> None
         if any(o.team == loser and o.kind == BOMBER and o.status in IN_AIR for o in rnd.orders.values()):
             return
     if len(gone) == 2:
-        _decide_by_tie_breaks(state, "fleets_sunk", seq, "both fleets sank in the same round", at)
+        _decide_by_tie_breaks(state, "fleets_sunk", seq, Msg("both fleets sank in the same round"), at)
     else:
         winner = other(gone[0])
-        _end(state, winner, "fleet_sunk", f"{state.teams[gone[0]].name} has no ship afloat", seq, at)
+        _end(state, winner, "fleet_sunk", Msg("{team} has no ship afloat", team=state.teams[gone[0]].name), seq, at)
 
 
 # --- Event handlers: each checks fully, then changes the state --------------------------------
@@ -1152,7 +1153,7 @@ def _end_round(state: State, event: Event, role: Role) -> None:
     _note(state, event.seq, type="round_ended", round=rnd.number)
     _check_fleets(state, event.seq, event.at, round_closed=True)
     if state.phase == "playing" and state.ruleset.round_limit and rnd.number >= state.ruleset.round_limit:
-        _decide_by_tie_breaks(state, "round_limit", event.seq, f"the {rnd.number}-round limit is reached", event.at)
+        _decide_by_tie_breaks(state, "round_limit", event.seq, Msg("the limit of {rounds} rounds is reached", rounds=rnd.number), event.at)
     if state.phase == "playing":
         state.rounds.append(Round(rnd.number + 1, Timer(state.round_seconds)))
 
@@ -1164,7 +1165,7 @@ def _surrender(state: State, event: Event, role: Role) -> None:
     _require(role, "referee", "team", team=team)
     if state.phase == "over":
         raise GameOver(Msg('the game is over'))
-    _end(state, other(team), "surrender", f"{state.teams[team].name} surrendered", event.seq, event.at)
+    _end(state, other(team), "surrender", Msg("{team} surrendered", team=state.teams[team].name), event.seq, event.at)
 
 
 @handler("forfeit")
@@ -1175,13 +1176,13 @@ def _forfeit(state: State, event: Event, role: Role) -> None:
     _require(role, "referee")
     if state.phase == "over":
         raise GameOver(Msg('the game is over'))
-    _end(state, other(team), "forfeit", f"{state.teams[team].name} forfeits: {reason}", event.seq, event.at)
+    _end(state, other(team), "forfeit", Msg("{team} forfeits: {reason}", team=state.teams[team].name, reason=reason), event.seq, event.at)
 
 
 @handler("end_game")
 def _end_game(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("reason",))
-    reason = f.text("reason", optional=True, limit=300) or "the referee ended the game"
+    reason = f.text("reason", optional=True, limit=300) or Msg("the referee ended the game")
     _require(role, "referee")
     if state.phase == "over":
         raise GameOver(Msg('the game is over'))

@@ -45,7 +45,7 @@ from referee.web.auth import (
     revoke_device,
 )
 from referee.web.extensions import db
-from referee.web.i18n import say
+from referee.web.i18n import say, say_all
 
 store_module.MODES.setdefault(airraid.MODE, airraid)  # type: ignore[arg-type]
 
@@ -87,7 +87,7 @@ def load_state(game_id: str) -> airraid.State:
 
 def view_of(state: airraid.State, role: str, game_id: str) -> dict[str, Any]:
     """Return a role's view, with the referee's log rows naming the device that sent each event."""
-    view = airraid.view_for(state, RulesRole.from_str(role), now=time.time())
+    view = say_all(airraid.view_for(state, RulesRole.from_str(role), now=time.time()))
     if role == "referee":
         names = device_names(game_id)
         for row in view.get("log", []):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Flask, current_app, redirect, request
 from flask_babel import get_locale  # type: ignore[import-untyped]
 from werkzeug.wrappers import Response
@@ -41,6 +43,19 @@ def say(message: str) -> str:
     from referee.rules.errors import localize
 
     return localize(message, gettext, current_lang())
+
+
+def say_all(value: Any) -> Any:
+    """Translate every message of the core inside a view (dicts and lists walked, Msgs translated)."""
+    from referee.rules.errors import Msg
+
+    if isinstance(value, Msg):
+        return say(value)
+    if isinstance(value, dict):
+        return {k: say_all(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [say_all(v) for v in value]
+    return value
 
 
 def _safe_next(target: str | None) -> str:

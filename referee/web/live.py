@@ -13,7 +13,8 @@ import threading
 import time
 from typing import Any
 
-from flask import Flask, request
+from flask import Flask, current_app, request
+from flask_babel import force_locale  # type: ignore[import-untyped]
 from flask_socketio import join_room, leave_room  # type: ignore[import-untyped]
 from werkzeug.exceptions import HTTPException
 
@@ -22,11 +23,12 @@ from referee.rules.errors import RulesError
 from referee.rules.events import Role as RulesRole
 from referee.store import GameNotFound, StoreError
 from referee.web.extensions import db, socketio
+from referee.web.i18n import current_lang
 
 log = logging.getLogger(__name__)
 
 # sid -> (game id, role): the role is settled once, at resync, from cookies or the slip.
-_sockets: dict[str, tuple[str, str]] = {}
+_sockets: dict[str, tuple[str, str, str]] = {}
 _lock = threading.Lock()
 
 # A token bucket per socket: a phone's burst of queued entries passes, a flood does not.
@@ -51,9 +53,9 @@ def _allowed(sid: str, now: float | None = None) -> bool:
 TOO_FAST = {"ok": False, "error": "rate_limited", "message": "Too many messages from this page; wait a moment."}
 
 
-def room_of(game_id: str, role: str) -> str:
-    """Return the room of every socket that sees a game as one role."""
-    return f"game:{game_id}:as:{role}"
+def room_of(game_id: str, role: str, lang: str) -> str:
+    """Return the room of every socket that sees a game as one role, in one language."""
+    return f"game:{game_id}:as:{role}:{lang}"
 
 
 def push_views(game_id: str, state: airraid.State) -> None:
@@ -63,12 +65,19 @@ def push_views(game_id: str, state: airraid.State) -> None:
     roles = ["referee", "public", "team:A", "team:B"]
     for rnd in state.rounds[-2:]:
         roles.extend(f"pilot:{o}" for o in rnd.orders)
-    for role in roles:
-        try:
-            view = view_of(state, role, game_id)
-        except RulesError:
-            continue
-        socketio.emit("view", {"seq": state.version, "view": view}, to=room_of(game_id, role))
+    with _lock:
+        # Pilots whose order was just removed or voided are no longer in the state: this
+        # process's own sockets still know them, so their pages hear that the order is gone.
+        roles.extend(r for g, r, _lang in _sockets.values() if g == game_id and r not in roles)
+    for lang in current_app.config["LANGUAGES"]:
+        # Each screen reads its own language: the views are made once per language in use.
+        with force_locale(lang):
+            for role in dict.fromkeys(roles):
+                try:
+                    view: dict[str, Any] | None = view_of(state, role, game_id)
+                except RulesError:
+                    view = None
+                socketio.emit("view", {"seq": state.version, "view": view}, to=room_of(game_id, role, lang))
 
 
 def _refusal(exc: Exception) -> dict[str, Any]:
@@ -119,12 +128,13 @@ def on_resync(data: Any) -> dict[str, Any]:
         if data.get("as") == "public":
             # A projector window in the referee's own browser asks to see only what the room may.
             role = "public"
+        lang = current_lang()
         with _lock:
             old = _sockets.get(sid)
-            _sockets[sid] = (game_id, role)
-        if old and old != (game_id, role):
+            _sockets[sid] = (game_id, role, lang)
+        if old and old != (game_id, role, lang):
             leave_room(room_of(*old))
-        join_room(room_of(game_id, role))
+        join_room(room_of(game_id, role, lang))
         return {"ok": True, "seq": state.version, "view": view_of(state, role, game_id)}
     except Exception as exc:  # every refusal is an answer, never a dropped socket
         return _refusal(exc)
