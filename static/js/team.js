@@ -73,7 +73,7 @@ export function findNote(view, test) {
   return null;
 }
 
-/** The order id in a scanned slip ("http://…/s/<game>.<order>.<sig>" or the bare code),
+/** The order id in a scanned slip (a link ending in /s/<game>.<order>.<sig>, or the bare code),
  *  if the slip belongs to this game; else null. The server checks the signature and that
  *  the order is a bomber waiting at our base. */
 export function orderFromSlip(text, game) {
