@@ -274,6 +274,11 @@ assert.ok(upright.row >= 0 && upright.row + 4 <= 7 && upright.col >= 1 && uprigh
 assert.deepEqual(E.clampInside({ cells: E.parseShape('XX/XX'), col: 6, row: -1 }, 7, 7), { cells: E.parseShape('XX/XX'), col: 5, row: 0 });
 assert.deepEqual(E.coveredSquares({ cells: E.parseShape('XX'), col: 2, row: 3 }), [{ col: 2, row: 3 }, { col: 3, row: 3 }]);
 assert.deepEqual(E.fromSquares(['B2', 'C2', 'C3']), { col: 1, row: 1, cells: [[0, 0], [1, 0], [1, 1]] });
+// both square conventions: "B6" = column B, row 6 (air raid), or row B, column 6 (Zeeslag)
+assert.equal(E.nameSquare(1, 5), 'B6');
+assert.equal(E.nameSquare(5, 1, 'rows'), 'B6');
+assert.deepEqual(E.readSquare('B6', 'rows'), { col: 5, row: 1 });
+assert.deepEqual(E.fromSquares(['B6', 'B7'], 'rows'), { col: 5, row: 1, cells: [[0, 0], [1, 0]] });
 assert.deepEqual(E.fleetLabels(['cruiser', 'two', 'two'], { cruiser: { name: 'cruiser' }, two: { name: 'ship-two' } }), ['cruiser', 'ship-two 1', 'ship-two 2']);
 console.log('team js ok');
 """

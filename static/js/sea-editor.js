@@ -18,6 +18,8 @@
 //     onStatus: ({ complete, ok, checking, problems, left }) => …,
 //     onSay: (text, kind) => showResult(text, kind),
 //     onRandom: async () => ships,                 // optional: shows a "Random" button
+//     letters: 'columns',                          // "B6" = column B, row 6; 'rows': row B, column 6
+//     columnLabels: ['A', …], rowLabels: ['1', …], // optional edge labels (the view's sea.columns/rows)
 //   });
 //   editor.ships()   // [{id: 'A', kind, squares: ['A1', …]}] in fleet order
 //
@@ -81,9 +83,22 @@ export function extent(cells) {
   return { w: Math.max(...cells.map(([c]) => c)) + 1, h: Math.max(...cells.map(([, r]) => r)) + 1 };
 }
 
+/** A square's name in a grid's convention: letters = 'columns' ("B6" is column B, row 6,
+ *  as in the air raid) or 'rows' ("B6" is row B, column 6, the classic Zeeslag board). */
+export function nameSquare(col, row, letters = 'columns') {
+  return letters === 'rows' ? squareName(row, col) : squareName(col, row);
+}
+
+/** "B6" -> {col, row} in a grid's convention; null when it is not a square name. */
+export function readSquare(name, letters = 'columns') {
+  const p = parseSquare(name);
+  if (!p) return null;
+  return letters === 'rows' ? { col: p.row, row: p.col } : p;
+}
+
 /** Squares -> {col, row, cells}: the bounding box's corner and the normalised shape. */
-export function fromSquares(squares) {
-  const pts = squares.map((s) => (typeof s === 'string' ? parseSquare(s) : s)).filter(Boolean);
+export function fromSquares(squares, letters = 'columns') {
+  const pts = squares.map((s) => (typeof s === 'string' ? readSquare(s, letters) : s)).filter(Boolean);
   if (!pts.length) return null;
   const col = Math.min(...pts.map((p) => p.col));
   const row = Math.min(...pts.map((p) => p.row));
@@ -153,7 +168,7 @@ function el(tag, attrs = {}, ...children) {
 export class SeaEditor {
   constructor(root, options) {
     this.root = root;
-    this.o = { mirror: true, ...options };
+    this.o = { mirror: true, letters: 'columns', ...options };
     this.shapes = {};
     for (const [k, v] of Object.entries(this.o.kinds)) this.shapes[k] = parseShape(v.shape);
     this.labels = fleetLabels(this.o.fleet, this.o.kinds);
@@ -182,7 +197,7 @@ export class SeaEditor {
     const out = [];
     this.slots.forEach((ship, i) => {
       if (!ship) return;
-      out.push({ id: LETTERS[i] || String(i + 1), kind: this.o.fleet[i], squares: coveredSquares(ship).map((p) => squareName(p.col, p.row)) });
+      out.push({ id: LETTERS[i] || String(i + 1), kind: this.o.fleet[i], squares: coveredSquares(ship).map((p) => this._name(p.col, p.row)) });
     });
     return out;
   }
@@ -201,7 +216,7 @@ export class SeaEditor {
     const free = this.o.fleet.map((k, i) => i);
     for (const s of ships || []) {
       const i = free.find((j) => this.o.fleet[j] === s.kind);
-      const placed = fromSquares(s.squares || []);
+      const placed = fromSquares(s.squares || [], this.o.letters);
       if (i === undefined || !placed) continue;
       free.splice(free.indexOf(i), 1);
       this.slots[i] = clampInside(placed, this.o.cols, this.o.rows);
@@ -302,7 +317,7 @@ export class SeaEditor {
       const shown = this.preview && this.preview.slot === i ? this.preview.ship : ship;
       if (!shown) return;
       for (const p of coveredSquares(shown)) {
-        const name = squareName(p.col, p.row);
+        const name = this._name(p.col, p.row);
         const flags = [];
         if (this.selected === i || (this.preview && this.preview.slot === i)) flags.push('selected');
         if (flagged.has(name) && !(this.preview && this.preview.slot === i)) flags.push('touching');
@@ -310,6 +325,7 @@ export class SeaEditor {
       }
     });
     this.grid.render({ cells });
+    this._relabel();
 
     // The hint says what the next tap does.
     let hint;
@@ -366,6 +382,19 @@ export class SeaEditor {
 
   // ---------------------------------------------------------------- actions
 
+  _name(col, row) { return nameSquare(col, row, this.o.letters); }
+
+  // The edge labels, when the page gives them (a "rows" sea reads 1… across, A… down).
+  _relabel() {
+    const { columnLabels, rowLabels, cols } = this.o;
+    if (!columnLabels && !rowLabels) return;
+    const labels = this.seaEl.querySelectorAll('.sea-label');
+    labels.forEach((node, i) => {
+      if (i < cols) { if (columnLabels && columnLabels[i] !== undefined) node.textContent = columnLabels[i]; }
+      else if (rowLabels && rowLabels[i - cols] !== undefined) node.textContent = rowLabels[i - cols];
+    });
+  }
+
   _say(text, kind = 'ok') {
     if (this.o.onSay) this.o.onSay(text, kind);
   }
@@ -385,7 +414,7 @@ export class SeaEditor {
       this.armed = null;
       this.selected = i;   // selected at once: the next tap may rotate it
       const first = coveredSquares(this.slots[i])[0];
-      this._say(t('editor.placed', { ship: this.labels[i], square: squareName(first.col, first.row) }), 'ok');
+      this._say(t('editor.placed', { ship: this.labels[i], square: this._name(first.col, first.row) }), 'ok');
       this._changed();
       return;
     }
@@ -426,7 +455,7 @@ export class SeaEditor {
       this.slots[i] = moved;
       this.selected = i;
       const first = coveredSquares(moved)[0];
-      this._say(t('editor.moved', { ship: this.labels[i], square: squareName(first.col, first.row) }), 'ok');
+      this._say(t('editor.moved', { ship: this.labels[i], square: this._name(first.col, first.row) }), 'ok');
       this._changed();
     } else {
       this._paint();

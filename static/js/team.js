@@ -288,6 +288,7 @@ function start() {
     for (const [k, v] of Object.entries(view.fleet_kinds || {})) kinds[k] = { name: kindName(k), shape: v.shape };
     editor = new SeaEditor($('sea-editor'), {
       cols: sea.size, rows: sea.size, label: t('team.sea_label'),
+      columnLabels: sea.columns, rowLabels: sea.rows,
       kinds, fleet: sea.fleet || [], ships: loadDraft() || [],
       check: (ships) => postJson('/sea/check', { team: TEAM, ships }),
       onRandom: async () => (await postJson('/sea/random', { team: TEAM })).ships,
