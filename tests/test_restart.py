@@ -4,12 +4,6 @@ from __future__ import annotations
 
 import http.cookiejar
 import json
-import os
-import re
-import signal
-import socket
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -17,50 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .airraid_helpers import PLAYERS, ships_json
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """A `referee serve` process on a free port with its own instance folder."""
-
-    def __init__(self, instance: Path) -> None:
-        self.instance = instance
-        self.port = free_port()
-        self.proc: subprocess.Popen[str] | None = None
-        self.link = ""
-
-    def start(self) -> None:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "referee.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port), "--instance-path", str(self.instance)],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-        )
-        deadline = time.time() + 30
-        assert self.proc.stdout is not None
-        while time.time() < deadline:
-            line = self.proc.stdout.readline()
-            found = re.search(r"(http://\S+\?token=\S+)", line)
-            if found:
-                self.link = found.group(1).replace(found.group(1).split("/")[2], f"127.0.0.1:{self.port}")
-                break
-        assert self.link, "the server printed no referee link"
-        while time.time() < deadline:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/api/health", timeout=1)
-                return
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.1)
-        raise AssertionError("the server did not answer")
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
+from .live_server import Server
 
 
 class Browser:

@@ -1,0 +1,108 @@
+"""The real `referee serve` in a subprocess, for tests that need a live server.
+
+`Server(instance).start()` runs `python -m referee.cli serve` on a free port of 127.0.0.1 with its
+own instance folder, reads the referee link the terminal shows (rewritten to 127.0.0.1), and waits
+until /api/health answers. The working tree's code is served (cwd and PYTHONPATH are the repo),
+never an older installed copy. The server's output is read by a thread (a full pipe would stall
+the server) and kept in `output` for failure messages.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """A `referee serve` process on a free port with its own instance folder."""
+
+    def __init__(self, instance: Path) -> None:
+        self.instance = instance
+        self.port = free_port()
+        self.proc: subprocess.Popen[str] | None = None
+        self.link = ""
+        self.output: list[str] = []
+        self._reader: threading.Thread | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
+        env["PYTHONUNBUFFERED"] = "1"
+        env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+        self.link = ""
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "referee.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port), "--instance-path", str(self.instance)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT,
+        )
+        found = threading.Event()
+        proc = self.proc
+
+        def read() -> None:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                self.output.append(line)
+                if not self.link:
+                    match = re.search(r"(http://\S+\?token=\S+)", line)
+                    if match:
+                        self.link = re.sub(r"^http://[^/]+", self.base, match.group(1))
+                        found.set()
+
+        self._reader = threading.Thread(target=read, daemon=True)
+        self._reader.start()
+        deadline = time.time() + timeout
+        if not found.wait(timeout):
+            self.stop()
+            raise AssertionError("the server printed no referee link:\n" + self.tail())
+        while time.time() < deadline:
+            if proc.poll() is not None:
+                raise AssertionError("the server stopped:\n" + self.tail())
+            try:
+                urllib.request.urlopen(f"{self.base}/api/health", timeout=1)
+                return
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.1)
+        self.stop()
+        raise AssertionError("the server did not answer:\n" + self.tail())
+
+    def tail(self, lines: int = 40) -> str:
+        return "".join(self.output[-lines:])
+
+    def kill(self) -> None:
+        """SIGKILL: the server gets no chance to tidy up."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+        if self._reader:
+            self._reader.join(5)
+
+    def stop(self) -> None:
+        """Terminate politely (SIGTERM), then kill if it lingers."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+        if self._reader:
+            self._reader.join(5)
