@@ -1232,8 +1232,16 @@ def effective_voids(log: Sequence[Event]) -> dict[int, str]:
 
 
 def _clone(state: State) -> State:
-    # The log is an immutable tuple and the ruleset frozen: share them instead of copying.
-    return copy.deepcopy(state, memo={id(state.log): state.log, id(state.ruleset): state.ruleset})
+    # The log is an immutable tuple, the ruleset frozen, closed rounds and earlier notes are
+    # never changed again: share them, so an action costs the size of the live round, not of
+    # the whole game.
+    memo: dict[int, Any] = {id(state.log): state.log, id(state.ruleset): state.ruleset, id(state.ruleset_raw): state.ruleset_raw}
+    for rnd in state.rounds:
+        if rnd.phase == "closed":
+            memo[id(rnd)] = rnd
+    notes = state.notes
+    memo[id(notes)] = dict(notes)
+    return copy.deepcopy(state, memo=memo)
 
 
 def _step(state: State, event: Event) -> State:
