@@ -1639,7 +1639,7 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
         view["options"] = order_options(state, team)
         rb = rnd.bombings if rnd else {}
         view["bombers_at_base"] = [
-            {"order": o.id, "label": o.label(), "answer": rb[o.id].answer if o.id in rb else None,
+            {"order": o.id, "label": o.label(), "corridor": o.corridor, "pilot": o.pilot, "answer": rb[o.id].answer if o.id in rb else None,
              "target": state.grid(team).square_name(o.target) if o.id in rb and o.target else None}
             for o in waiting_bombers(state, team)
         ]

@@ -301,7 +301,7 @@ function startPage() {
 
   function renderClock() {
     roundEl.textContent = roundLine(view.round);
-    countdown.set(timerState(view.round));
+    countdown.set(view.phase === 'over' ? null : timerState(view.round));
   }
 
   function button(label, kind, onclick, extra = {}) {
