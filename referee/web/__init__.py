@@ -60,9 +60,12 @@ def create_app(
     app.config["BABEL_TRANSLATION_DIRECTORIES"] = str(TRANSLATIONS_DIR)
 
     from referee.web import auth, errors, home, i18n, realtime, security
-    from referee.web.extensions import db
+    from referee.web.extensions import compress, db
 
     db.init_app(app)
+    # Phones on a busy club Wi-Fi: every page, script and style goes out compressed.
+    app.config.setdefault("COMPRESS_MIMETYPES", ["text/html", "text/css", "text/javascript", "application/javascript", "application/json", "image/svg+xml", "text/csv"])
+    compress.init_app(app)
     i18n.init_app(app)
     security.init_app(app)
     auth.init_app(app)

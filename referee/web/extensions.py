@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Flask, current_app
 from flask_babel import Babel  # type: ignore[import-untyped]
+from flask_compress import Compress  # type: ignore[import-untyped]
 from flask_socketio import SocketIO  # type: ignore[import-untyped]
 from sqlalchemy import Engine
 
@@ -49,5 +50,6 @@ def store_of(app: Flask) -> Store:
 
 
 db = Database()
+compress = Compress()
 babel = Babel()
 socketio: Any = SocketIO()
