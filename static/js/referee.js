@@ -980,7 +980,15 @@ function start() {
   }
   $('devices-refresh').addEventListener('click', loadDevices);
   loadDevices();
-  setInterval(() => { if (document.visibilityState === 'visible' && !document.querySelector('.device-list input:focus')) loadDevices(); }, 30000);
+  // Phones join without an event in the log; until the game starts, look for them often.
+  const devicesEvery = () => (view && view.phase === 'setup' ? 4000 : 30000);
+  let devicesAt = Date.now();
+  setInterval(() => {
+    if (Date.now() - devicesAt < devicesEvery()) return;
+    if (document.visibilityState !== 'visible' || document.querySelector('.device-list input:focus')) return;
+    devicesAt = Date.now();
+    loadDevices();
+  }, 1000);
 
   render(view);
   conn.start();
