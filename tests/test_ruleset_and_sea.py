@@ -144,7 +144,7 @@ def test_overlap_wrong_shape_and_wrong_count_are_refused() -> None:
     problems = [p.message for p in check_fleet(grid, rs.sea, rs.sea_sizes[0].fleet, ships)]
     assert "cruiser overlaps ship-two at D1" in problems
     assert "ship-three at B6/A7/C7 is not the shape XXX (turned or mirrored)" in problems
-    assert "the fleet has 1 aircraft carrier, this sea has 0" in problems
+    assert "aircraft carrier: the fleet has 1, this sea has 0" in problems
 
 
 def test_a_ship_off_the_sea_is_refused() -> None:

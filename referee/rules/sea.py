@@ -114,10 +114,6 @@ def ship_labels(rules: SeaRules, ships: Sequence[Ship], lang: str | None = None)
     return labels
 
 
-def _plural(count: int, name: str) -> str:
-    return f"{count} {name}" if count == 1 else f"{count} {name}s"
-
-
 def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequence[Ship]) -> list[SeaProblem]:
     """Return every reason this fleet is not a legal sea; an empty list means it is legal."""
     problems: list[SeaProblem] = []
@@ -134,13 +130,13 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
         have[ship.kind] = have.get(ship.kind, 0) + 1
     for kind_id in list(wanted) + [k for k in have if k not in wanted]:
         kind = rules.kinds.get(kind_id)
-        name = kind.name if kind else kind_id
+        name = Name(kind.name, dict(kind.names)) if kind else Name(kind_id)
         if kind is None:
             problems.append(SeaProblem(Msg('{kind_id} is not a ship kind of this ruleset', kind_id=kind_id), tuple(s.id for s in ships if s.kind == kind_id)))
         elif have.get(kind_id, 0) != wanted.get(kind_id, 0):
             problems.append(
                 SeaProblem(
-                    Msg('the fleet has {_plural}, this sea has {get}', _plural=_plural(wanted.get(kind_id, 0), name), get=have.get(kind_id, 0)),
+                    Msg('{kind}: the fleet has {wanted}, this sea has {have}', kind=name, wanted=wanted.get(kind_id, 0), have=have.get(kind_id, 0)),
                     tuple(s.id for s in ships if s.kind == kind_id),
                 )
             )
@@ -154,7 +150,7 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
         if ship_kind is None:
             continue
         if not ship_kind.shape.matches(ship.squares, rules.mirror):
-            how = "turned or mirrored" if rules.mirror else "turned"
+            how = Msg("turned or mirrored") if rules.mirror else Msg("turned")
             problems.append(
                 SeaProblem(
                     Msg('{label} at {names} is not the shape {to_text} ({how})', label=label, names=grid.names(ship.squares), to_text=ship_kind.shape.to_text(), how=how),
@@ -252,7 +248,8 @@ def ships_from_text(
     missing = [kind_id for _, members in classes for kind_id in members]
     for kind_id in dict.fromkeys(missing):
         count = missing.count(kind_id)
-        problems.append(SeaProblem(Msg('the sea lacks {_plural}', _plural=_plural(count, rules.kinds[kind_id].name))))
+        kind = rules.kinds[kind_id]
+        problems.append(SeaProblem(Msg('{kind}: the sea lacks {count}', kind=Name(kind.name, dict(kind.names)), count=count)))
     problems.extend(p for p in check_fleet(grid, rules, [s.kind for s in ships], ships))
     return grid, ships, problems
 
