@@ -21,6 +21,7 @@
 import { Connection, bindBadge } from './conn.js';
 import { Countdown, ScreenWake, SoundCues, soundButton } from './timer.js';
 import { t } from './i18n.js';
+import { el } from './dom.js';
 
 // ------------------------------------------------------------ pure helpers
 
@@ -195,18 +196,6 @@ export function roundLine(round) {
 
 // ------------------------------------------------------------------ page
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') node.className = v;
-    else if (k === 'text') node.textContent = v;
-    else if (k.startsWith('on') && typeof v === 'function') node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) node.append(c);
-  return node;
-}
 
 function startPage() {
   const data = JSON.parse(document.getElementById('page-data').textContent);

@@ -40,6 +40,7 @@
 
 import { SeaGrid, squareName, parseSquare } from './sea.js';
 import { t, tn } from './i18n.js';
+import { el } from './dom.js';
 
 /** EDITOR_KEYS: every i18n key this module asks for (tests check the page carries them). */
 export const EDITOR_KEYS = [
@@ -152,18 +153,6 @@ const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 // ------------------------------------------------------------------ the editor
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') node.className = v;
-    else if (k === 'text') node.textContent = v;
-    else if (k.startsWith('on') && typeof v === 'function') node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) node.append(c);
-  return node;
-}
 
 export class SeaEditor {
   constructor(root, options) {

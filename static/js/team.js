@@ -26,6 +26,7 @@ import { SeaGrid, parseSquare, squareName } from './sea.js';
 import { SeaEditor } from './sea-editor.js';
 import { scannerAvailable, startScanner } from './scan.js';
 import { t, tn, pageLang } from './i18n.js';
+import { el } from './dom.js';
 
 // ------------------------------------------------------------ pure helpers
 
@@ -114,18 +115,6 @@ export function missingStep(form) {
 
 // ------------------------------------------------------------------- page
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') node.className = v;
-    else if (k === 'text') node.textContent = v;
-    else if (k.startsWith('on') && typeof v === 'function') node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) node.append(c);
-  return node;
-}
 
 const $ = (id) => document.getElementById(id);
 
