@@ -11,7 +11,7 @@ import click
 from .rules.errors import MalformedAction, RulesetError
 from .rules.placement import Impossible
 from .rules.ruleset import load_ruleset
-from .rules.sea import check_fleet, random_sea, sea_to_text, ships_from_text
+from .rules.sea import random_sea, sea_to_text, ships_from_text
 
 
 def _load(path: str):  # type: ignore[no-untyped-def]

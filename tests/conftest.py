@@ -111,3 +111,16 @@ def client(app: Flask) -> FlaskClient:
 def runner(app: Flask) -> FlaskCliRunner:
     """A CLI runner of the app's Flask commands."""
     return app.test_cli_runner()
+
+
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """The real `referee serve` on a free port in a subprocess; yields (base URL, referee token)."""
+    from tests.live_server import Server
+
+    server = Server(tmp_path / "instance")
+    server.start()
+    try:
+        yield server.base, server.link.split("token=", 1)[1]
+    finally:
+        server.stop()

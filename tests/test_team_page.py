@@ -14,14 +14,9 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import socket
 import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -298,60 +293,6 @@ def test_page_scripts_pure_functions(game: dict[str, Any]) -> None:
 
 
 # --------------------------------------------------------------- browser
-
-
-SERVER = r"""
-import sys
-from referee.web import create_app
-from referee.web.auth import issue_server_referee_token
-from referee.web.extensions import db, socketio
-
-app = create_app(instance_path=sys.argv[1])
-with app.app_context():
-    token = issue_server_referee_token(db.engine)
-print(token, flush=True)
-socketio.run(app, host="127.0.0.1", port=int(sys.argv[2]), allow_unsafe_werkzeug=True, debug=False, use_reloader=False, log_output=False)
-"""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def live_server(tmp_path: Path) -> Iterator[tuple[str, str]]:
-    """The real app on a free port in a subprocess; yields (base URL, server referee token)."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVER, str(tmp_path / "instance"), str(port)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        token = proc.stdout.readline().strip()
-        if not token:
-            proc.kill()
-            pytest.fail("the live server did not start:\n" + (proc.stderr.read() if proc.stderr else ""))
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("the live server did not listen")
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}", token
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @pytest.mark.browser

@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .errors import GameOver, IllegalAction, MalformedAction, Msg, Name, NotYourTurn, RulesError, StaleVersion, join_msgs
-from .events import CLOCK, JSON, REFEREE, Event, Role, Throw, decode, encode, parse_throws
+from .errors import GameOver, IllegalAction, MalformedAction, Msg, NotYourTurn, RulesError, StaleVersion, join_msgs
+from .events import JSON, Event, Role, Throw, decode, encode, parse_throws
 from .grid import Grid, Square
 from .ruleset import AirRaidRuleset, ruleset_from_dict
 from .sea import Ship, ship_labels, check_fleet

@@ -6,7 +6,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from .errors import MalformedAction, Msg, Name, join_msgs
+from .errors import MalformedAction, Msg, Name
 from .grid import LETTERS, Grid, Shape, Square
 from .placement import Impossible, fleet_fits, random_fleet
 

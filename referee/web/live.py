@@ -20,7 +20,6 @@ from werkzeug.exceptions import HTTPException
 
 from referee.rules import airraid
 from referee.rules.errors import RulesError
-from referee.rules.events import Role as RulesRole
 from referee.store import GameNotFound, StoreError
 from referee.web.extensions import db, socketio
 from referee.web.i18n import current_lang
