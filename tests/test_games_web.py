@@ -250,3 +250,12 @@ def test_a_projector_in_the_referees_browser_gets_only_the_public_view(app: Flas
     sock = socketio.test_client(app, flask_test_client=game["referee"])
     ack = sock.emit("resync", {"game": game["id"], "seq": 0, "as": "public"}, callback=True)
     assert ack["view"]["role"] == "public" and "seas" not in ack["view"]
+
+
+def test_revoking_a_phone_closes_its_open_socket(app: Flask, game: dict[str, Any]) -> None:
+    gid = game["id"]
+    sock = socketio.test_client(app, flask_test_client=game["A"])
+    assert sock.emit("resync", {"game": gid, "seq": 0}, callback=True)["view"]["role"] == "team:A"
+    device = next(d for d in game["referee"].get(f"/api/games/{gid}/devices").get_json()["devices"] if d["team"] == "A")
+    assert game["referee"].delete(f"/api/games/{gid}/devices/{device['id']}").status_code == 200
+    assert not sock.is_connected()

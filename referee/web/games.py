@@ -490,7 +490,11 @@ def api_device(game_id: str, device_id: str) -> Any:
     if exists is None:
         abort(404, description=_("There is no such device in this game."))
     if request.method == "DELETE":
+        from referee.web import live
+
         revoke_device(db.engine, device_id)
+        # A lost phone must stop receiving its team's sea at once, not at its next reconnect.
+        live.disconnect_device(device_id)
         return jsonify({"ok": True, "revoked": device_id})
     name = json_body().get("name")
     if not isinstance(name, str) or not 1 <= len(name.strip()) <= 40:

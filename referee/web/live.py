@@ -22,12 +22,15 @@ from referee.rules import airraid
 from referee.rules.errors import RulesError
 from referee.store import GameNotFound, StoreError
 from referee.web.extensions import db, socketio
+from referee.web.auth import current_device_id
 from referee.web.i18n import current_lang
 
 log = logging.getLogger(__name__)
 
 # sid -> (game id, role): the role is settled once, at resync, from cookies or the slip.
 _sockets: dict[str, tuple[str, str, str]] = {}
+# sid -> the joined phone (device id) behind a team socket, so revoking the phone cuts it off.
+_devices: dict[str, str] = {}
 _lock = threading.Lock()
 
 # A token bucket per socket: a phone's burst of queued entries passes, a flood does not.
@@ -131,6 +134,11 @@ def on_resync(data: Any) -> dict[str, Any]:
         with _lock:
             old = _sockets.get(sid)
             _sockets[sid] = (game_id, role, lang)
+            device = current_device_id(game_id) if role.startswith("team:") else None
+            if device:
+                _devices[sid] = device
+            else:
+                _devices.pop(sid, None)
         if old and old != (game_id, role, lang):
             leave_room(room_of(*old))
         join_room(room_of(game_id, role, lang))
@@ -163,6 +171,16 @@ def on_disconnect(*_args: Any) -> None:
     with _lock:
         _sockets.pop(request.sid, None)  # type: ignore[attr-defined]
         _buckets.pop(request.sid, None)  # type: ignore[attr-defined]
+        _devices.pop(request.sid, None)  # type: ignore[attr-defined]
+
+
+def disconnect_device(device_id: str) -> int:
+    """Close this process's sockets of a revoked phone; return how many were closed."""
+    with _lock:
+        sids = [sid for sid, dev in _devices.items() if dev == device_id]
+    for sid in sids:
+        socketio.server.disconnect(sid, namespace="/")
+    return len(sids)
 
 
 def end_rounds_on_time(app: Flask, now: float | None = None) -> list[str]:
