@@ -1,7 +1,6 @@
 """Socket.IO: same-origin only, and rooms joined only after a server-side token check.
 
-Rooms of a game: `game:<id>` (everyone allowed to watch: projector, teams, referee),
-`game:<id>:referee`, `game:<id>:team:<team>`. Game routes emit to these rooms.
+Rooms of a game are made in referee.web.live: one per role and language, joined at `resync`.
 """
 
 from __future__ import annotations
@@ -12,25 +11,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Flask
-from flask_socketio import join_room  # type: ignore[import-untyped]
 
-from referee.web.auth import Role, current_roles, current_team
 from referee.web.extensions import socketio
-
-
-def room_public(game_id: str) -> str:
-    """Room of everyone who may watch a game."""
-    return f"game:{game_id}"
-
-
-def room_referee(game_id: str) -> str:
-    """Room of a game's referees."""
-    return f"game:{game_id}:referee"
-
-
-def room_team(game_id: str, team: str) -> str:
-    """Room of one team's joined phones."""
-    return f"game:{game_id}:team:{team}"
 
 
 def same_origin_checker(extra: Iterable[str] = ()) -> Callable[[str | None, dict[str, Any]], bool]:
@@ -53,28 +35,6 @@ def same_origin_checker(extra: Iterable[str] = ()) -> Callable[[str | None, dict
         return bool(parts.scheme == environ.get("wsgi.url_scheme", "http") and parts.netloc == host)
 
     return allowed
-
-
-def join_game_rooms(game_id: object) -> dict[str, Any]:
-    """In a Socket.IO handler: join the game's rooms this browser's cookies allow (for join/resync)."""
-    if not isinstance(game_id, str) or not game_id or len(game_id) > 32:
-        return {"ok": False, "error": "malformed"}
-    roles = current_roles(game_id)
-    if not roles:
-        return {"ok": False, "error": "forbidden"}
-    join_room(room_public(game_id))
-    if Role.REFEREE in roles:
-        join_room(room_referee(game_id))
-    team = current_team(game_id)
-    if team is not None:
-        join_room(room_team(game_id, team))
-    return {"ok": True, "roles": sorted(str(r) for r in roles), "team": team}
-
-
-@socketio.on("join")  # type: ignore[untyped-decorator]
-def on_join(data: Any) -> dict[str, Any]:
-    """Join the rooms of a game (`{game}`) that this browser's cookies allow; answer with the roles."""
-    return join_game_rooms(data.get("game") if isinstance(data, dict) else None)
 
 
 @socketio.on("time_ping")  # type: ignore[untyped-decorator]
