@@ -1501,9 +1501,12 @@ def _order_view(state: State, order: Order, full: bool = True) -> JSON:
     grid = state.grid(other(order.team))
     data: JSON = {"id": order.id, "team": order.team, "label": order.label(), "round": order.round, "kind": order.kind, "corridor": order.corridor, "position": order.position, "status": order.status}
     if full:
+        labels = ship_labels(state.ruleset.sea, state.teams[order.team].ships)
         data.update(
             pilot=order.pilot,
             ship=order.ship,
+            ship_name=labels.get(order.ship, order.ship),
+            landed_on_name=labels.get(order.landed_on, order.landed_on) if order.landed_on else None,
             target=grid.square_name(order.target) if order.target else None,
             landed_on=order.landed_on,
             shot_down_by=order.shot_down_by,

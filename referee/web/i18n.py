@@ -47,10 +47,12 @@ def say(message: str) -> str:
 
 def say_all(value: Any) -> Any:
     """Translate every message of the core inside a view (dicts and lists walked, Msgs translated)."""
-    from referee.rules.errors import Msg
+    from referee.rules.errors import Msg, Name
 
     if isinstance(value, Msg):
         return say(value)
+    if isinstance(value, Name):
+        return value.in_language(current_lang())
     if isinstance(value, dict):
         return {k: say_all(v) for k, v in value.items()}
     if isinstance(value, list):
