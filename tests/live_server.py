@@ -53,6 +53,8 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "referee.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port), "--instance-path", str(self.instance)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT,
+            # Its own process group: gunicorn's worker (the process that writes) dies with the master.
+            start_new_session=True,
         )
         found = threading.Event()
         proc = self.proc
@@ -88,9 +90,16 @@ class Server:
         return "".join(self.output[-lines:])
 
     def kill(self) -> None:
-        """SIGKILL: the server gets no chance to tidy up."""
+        """SIGKILL to the whole process group: neither gunicorn's master nor its worker tidies up.
+
+        Killing only the master would leave the worker to notice, finish its requests and exit
+        gracefully: that is not a crash.
+        """
         assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         self.proc.wait(10)
         if self._reader:
             self._reader.join(5)
