@@ -1,0 +1,58 @@
+"""Static files go out precompressed (Brotli 11 or gzip 9), revalidate by ETag, and plain when not asked."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import brotli  # type: ignore[import-untyped]
+from flask.testing import FlaskClient
+
+ROOT = Path(__file__).resolve().parent.parent
+CSS = (ROOT / "static" / "css" / "app.css").read_bytes()
+URL = "/static/css/app.css"
+
+
+def test_brotli_when_accepted_and_strongest_level(client: FlaskClient) -> None:
+    response = client.get(URL, headers={"Accept-Encoding": "gzip, deflate, br, zstd"})
+    assert response.status_code == 200
+    assert response.headers["Content-Encoding"] == "br"
+    assert "Accept-Encoding" in response.headers["Vary"]
+    body = response.get_data()
+    assert brotli.decompress(body) == CSS
+    assert len(body) == len(brotli.compress(CSS, quality=11))  # not the on-the-fly streaming level
+    assert int(response.headers["Content-Length"]) == len(body)
+
+
+def test_gzip_for_a_client_without_brotli(client: FlaskClient) -> None:
+    response = client.get(URL, headers={"Accept-Encoding": "gzip"})
+    assert response.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(response.get_data()) == CSS
+
+
+def test_refused_brotli_is_not_sent(client: FlaskClient) -> None:
+    response = client.get(URL, headers={"Accept-Encoding": "br;q=0, gzip"})
+    assert response.headers["Content-Encoding"] == "gzip"
+
+
+def test_plain_without_accept_encoding(client: FlaskClient) -> None:
+    response = client.get(URL, headers={"Accept-Encoding": ""})
+    assert "Content-Encoding" not in response.headers
+    assert response.get_data() == CSS
+
+
+def test_encoded_etag_revalidates_to_304(client: FlaskClient) -> None:
+    first = client.get(URL, headers={"Accept-Encoding": "br"})
+    etag = first.headers["ETag"]
+    assert etag.endswith(':br"')
+    plain = client.get(URL, headers={"Accept-Encoding": ""}).headers["ETag"]
+    assert plain != etag  # a shared cache must not hand Brotli bytes to a plain client
+    again = client.get(URL, headers={"Accept-Encoding": "br", "If-None-Match": etag})
+    assert again.status_code == 304
+    assert again.get_data() == b""
+
+
+def test_range_request_is_left_to_flask(client: FlaskClient) -> None:
+    response = client.get(URL, headers={"Accept-Encoding": "br", "Range": "bytes=0-9"})
+    assert response.status_code == 206
+    assert response.get_data() == CSS[:10]
