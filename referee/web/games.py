@@ -46,6 +46,7 @@ from referee.web.auth import (
 )
 from referee.web.extensions import db
 from referee.web.i18n import say, say_all
+from referee.web import modes
 
 store_module.MODES.setdefault(airraid.MODE, airraid)  # type: ignore[arg-type]
 
@@ -76,17 +77,32 @@ def role_in(game_id: str, slip: str | None = None) -> str:
     return "public"
 
 
-def load_state(game_id: str) -> airraid.State:
-    """Return a game's current state, or 404."""
+def load_any_state(game_id: str) -> Any:
+    """Return a game's current state, whatever its mode, or 404."""
     try:
         state, _version = db.store.load(game_id)
     except GameNotFound:
         abort(404, description=_("There is no such game."))
-    return cast(airraid.State, state)
+    return state
+
+
+def load_state(game_id: str) -> airraid.State:
+    """Return an air-raid game's current state, or 404 (also for a game of another mode)."""
+    state = load_any_state(game_id)
+    if not isinstance(state, airraid.State):
+        abort(404, description=_("There is no such game."))
+    return state
+
+
+def role_of(game_id: str, slip: str | None, state: Any) -> str:
+    """Return this browser's role in a game of any mode."""
+    return modes.of(state).role_in(game_id, slip, state)
 
 
 def view_of(state: airraid.State, role: str, game_id: str) -> dict[str, Any]:
     """Return a role's view, with the referee's log rows naming the device that sent each event."""
+    if not isinstance(state, airraid.State):
+        return modes.of(state).view_of(state, role, game_id)
     view = say_all(airraid.view_for(state, RulesRole.from_str(role), now=time.time()))
     if role == "referee":
         names = device_names(game_id)
@@ -119,19 +135,23 @@ def run_action(game_id: str, role: str, action: Any, *, client_id: Any = None, v
         raise MalformedAction("version must be a whole number")
     if action.get("type") == "create_game":
         raise MalformedAction("create a game with POST /api/games")
-    device = current_device_id(game_id) if role.startswith("team:") else None
+    device = current_device_id(game_id) if role.startswith(("team:", "player:")) else None
     result = db.store.execute(
         game_id, action, at=time.time(), by=role, device_id=device, client_id=client_id, version=version
     )
     from referee.web import live
 
     live.push_views(game_id, result.state)
+    state = result.state
+    follow = modes.of(state).after_action
+    if follow is not None and not result.duplicate:
+        state = follow(game_id, state)  # e.g. the computer's turn, which the ack's view shows too
     return {
         "ok": True,
         "duplicate": result.duplicate,
         "seq": result.version,
         "events": [e.to_dict() for e in result.events],
-        "view": view_of(result.state, role, game_id),
+        "view": view_of(state, role, game_id),
     }
 
 
@@ -381,18 +401,18 @@ def slips_of(state: airraid.State, game_id: str, role: str, round_arg: str | Non
 
 @bp.get("/api/games/<game_id>/view")
 def api_view(game_id: str) -> Any:
-    """Return the caller's view of a game (pilots pass ?slip=)."""
-    state = load_state(game_id)
-    role = role_in(game_id, request.args.get("slip"))
+    """Return the caller's view of a game of any mode (pilots pass ?slip=)."""
+    state = load_any_state(game_id)
+    role = role_of(game_id, request.args.get("slip"), state)
     return jsonify(view_of(state, role, game_id))
 
 
 @bp.post("/api/games/<game_id>/actions")
 def api_action(game_id: str) -> Any:
-    """Apply one action as the caller's role: {action, client_id?, version?, slip?}."""
+    """Apply one action as the caller's role, in a game of any mode: {action, client_id?, version?, slip?}."""
     body = json_body()
-    load_state(game_id)
-    role = role_in(game_id, body.get("slip") if isinstance(body.get("slip"), str) else None)
+    state = load_any_state(game_id)
+    role = role_of(game_id, body.get("slip") if isinstance(body.get("slip"), str) else None, state)
     if role == "public":
         abort(403, description=_("Watchers cannot act. Join a team or open your slip."))
     return jsonify(run_action(game_id, role, body.get("action"), client_id=body.get("client_id"), version=body.get("version")))
@@ -543,6 +563,25 @@ def api_log_csv(game_id: str) -> Any:
     for e in state.log:
         writer.writerow([e.seq, time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.at)), e.by, e.kind, json.dumps(dict(e.data), ensure_ascii=False), state.voided.get(e.seq, ""), state.skipped.get(e.seq, "")])
     return Response(out.getvalue(), mimetype="text/csv", headers={"Content-Disposition": f'attachment; filename="referee-{game_id}.csv"'})
+
+
+def _push_roles(state: airraid.State) -> list[str]:
+    """Return the roles that see an air-raid game: referee, public, both teams, recent pilots."""
+    roles = ["referee", "public", "team:A", "team:B"]
+    for rnd in state.rounds[-2:]:
+        roles.extend(f"pilot:{o}" for o in rnd.orders)
+    return roles
+
+
+modes.register(
+    modes.WebMode(
+        name=airraid.MODE,
+        state_type=airraid.State,
+        role_in=lambda game_id, slip, _state: role_in(game_id, slip),
+        view_of=view_of,
+        push_roles=_push_roles,
+    )
+)
 
 
 def init_app(app: Any) -> None:

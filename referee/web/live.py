@@ -60,13 +60,12 @@ def room_of(game_id: str, role: str, lang: str) -> str:
     return f"game:{game_id}:as:{role}:{lang}"
 
 
-def push_views(game_id: str, state: airraid.State) -> None:
+def push_views(game_id: str, state: Any) -> None:
     """Send every role's fresh view to the sockets of that role (through the message queue if any)."""
+    from referee.web import modes
     from referee.web.games import view_of
 
-    roles = ["referee", "public", "team:A", "team:B"]
-    for rnd in state.rounds[-2:]:
-        roles.extend(f"pilot:{o}" for o in rnd.orders)
+    roles = modes.of(state).push_roles(state)
     with _lock:
         # Pilots whose order was just removed or voided are no longer in the state: this
         # process's own sockets still know them, so their pages hear that the order is gone.
@@ -118,15 +117,15 @@ class RulesErrorMalformed(RulesError):
 @socketio.on("resync")  # type: ignore[untyped-decorator]
 def on_resync(data: Any) -> dict[str, Any]:
     """From any page: settle this socket's role, join its room, and answer with a fresh view."""
-    from referee.web.games import load_state, role_in, view_of
+    from referee.web.games import load_any_state, role_of, view_of
 
     sid = request.sid  # type: ignore[attr-defined]
     if not _allowed(sid):
         return TOO_FAST
     try:
         game_id, slip = _game_and_slip(data)
-        state = load_state(game_id)
-        role = role_in(game_id, slip)
+        state = load_any_state(game_id)
+        role = role_of(game_id, slip, state)
         if data.get("as") == "public":
             # A projector window in the referee's own browser asks to see only what the room may.
             role = "public"
@@ -134,7 +133,7 @@ def on_resync(data: Any) -> dict[str, Any]:
         with _lock:
             old = _sockets.get(sid)
             _sockets[sid] = (game_id, role, lang)
-            device = current_device_id(game_id) if role.startswith("team:") else None
+            device = current_device_id(game_id) if role.startswith(("team:", "player:")) else None
             if device:
                 _devices[sid] = device
             else:
@@ -150,14 +149,13 @@ def on_resync(data: Any) -> dict[str, Any]:
 @socketio.on("action")  # type: ignore[untyped-decorator]
 def on_action(data: Any) -> dict[str, Any]:
     """From a team, pilot or referee page: apply one entry; the ack answers, every screen gets its view."""
-    from referee.web.games import load_state, role_in, run_action
+    from referee.web.games import load_any_state, role_of, run_action
 
     if not _allowed(request.sid):  # type: ignore[attr-defined]
         return TOO_FAST
     try:
         game_id, slip = _game_and_slip(data)
-        load_state(game_id)
-        role = role_in(game_id, slip)
+        role = role_of(game_id, slip, load_any_state(game_id))
         if role == "public":
             return {"ok": False, "error": "forbidden", "message": "Watchers cannot act. Join a team or open your slip."}
         return run_action(game_id, role, data.get("action"), client_id=data.get("client_id"), version=data.get("version"))
