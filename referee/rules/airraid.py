@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from .errors import GameOver, IllegalAction, MalformedAction, Msg, NotYourTurn, RulesError, StaleVersion, join_msgs
 from .events import JSON, Event, Role, Throw, decode, encode, parse_throws
 from .grid import Grid, Square
-from .ruleset import AirRaidRuleset, ruleset_from_dict
+from .ruleset import AirRaidRuleset, airraid_ruleset_from_dict
 from .sea import Ship, ship_labels, check_fleet
 
 MODE = "airraid"
@@ -215,7 +215,7 @@ class State:
 
     def __post_init__(self) -> None:
         if self.ruleset is None:
-            self.ruleset = ruleset_from_dict(self.ruleset_raw)
+            self.ruleset = airraid_ruleset_from_dict(self.ruleset_raw)
 
     @property
     def round(self) -> Round | None:
@@ -644,7 +644,7 @@ def _setup_game(action: Mapping[str, Any]) -> State:
     if not isinstance(raw, Mapping):
         raise MalformedAction(Msg("ruleset must be the ruleset's data (a parsed ruleset file)"))
     try:
-        ruleset = ruleset_from_dict(raw)
+        ruleset = airraid_ruleset_from_dict(raw)
     except RulesError as exc:
         raise MalformedAction(Msg('the ruleset is broken: {message}', message=exc.message)) from exc
     except Exception as exc:  # a RulesetError lists every problem

@@ -37,20 +37,20 @@ class Event:
 
 @dataclass(frozen=True)
 class Role:
-    """Who acts or looks: the referee, a team base, a pilot (by order id), the public, or the clock."""
+    """Who acts or looks: the referee, a team base, a pilot (by order id), a Battleship player, the public, or the clock."""
 
     kind: str
     subject: str = ""
 
-    KINDS = ("referee", "team", "pilot", "public", "clock")
+    KINDS = ("referee", "team", "pilot", "player", "public", "clock")
 
     @classmethod
     def from_str(cls, text: str) -> Role:
-        """Parse a role written like "referee", "team:A", "pilot:1A3" or "public"."""
+        """Parse a role written like "referee", "team:A", "pilot:1A3", "player:A" or "public"."""
         if not isinstance(text, str):
             raise MalformedAction(Msg('a role is written like team:A, not {text!r}', text=text))
         kind, _, subject = text.partition(":")
-        if kind not in cls.KINDS or (kind in ("team", "pilot")) != bool(subject):
+        if kind not in cls.KINDS or (kind in ("team", "pilot", "player")) != bool(subject):
             raise MalformedAction(Msg('unknown role {text!r}: use referee, team:A, pilot:ORDER or public', text=text))
         return cls(kind, subject)
 

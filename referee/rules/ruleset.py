@@ -5,11 +5,14 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Union
 
 from .errors import MalformedAction, RulesetError
 from .grid import Grid, Shape
 from .sea import SeaRules, ShipKind, fleet_fit_reason, fleet_kinds
+
+if TYPE_CHECKING:
+    from .battleship import BattleshipRuleset
 
 TIE_BREAKS = ("floating_squares", "trophies")
 
@@ -313,17 +316,32 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise RulesetError([(source, "-", f"not valid TOML: {exc}")]) from exc
 
 
-def ruleset_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> AirRaidRuleset:
+Ruleset = Union[AirRaidRuleset, "BattleshipRuleset"]
+
+
+def ruleset_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> Ruleset:
     """Build a ruleset of whichever mode the data names."""
+    # Imported here: the Battleship module builds on this one (Problems, parse_sea_rules).
+    from .battleship import battleship_from_dict
+
     head = data.get("ruleset")
     mode = head.get("mode") if isinstance(head, Mapping) else None
-    readers = {"airraid": airraid_from_dict}
+    readers: dict[str, Any] = {"airraid": airraid_from_dict, "battleship": battleship_from_dict}
     reader = readers.get(mode) if isinstance(mode, str) else None
     if reader is None:
         raise RulesetError([(source, "ruleset.mode", f"unknown mode {mode!r} (known: {', '.join(readers)})")])
-    return reader(data, source)
+    ruleset: Ruleset = reader(data, source)
+    return ruleset
 
 
-def load_ruleset(path: str | Path) -> AirRaidRuleset:
+def airraid_ruleset_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> AirRaidRuleset:
+    """Build a ruleset that must be an air-raid one (the air-raid game's own reader)."""
+    ruleset = ruleset_from_dict(data, source)
+    if not isinstance(ruleset, AirRaidRuleset):
+        raise RulesetError([(source, "ruleset.mode", f"this game takes an airraid ruleset, not {ruleset.mode!r}")])
+    return ruleset
+
+
+def load_ruleset(path: str | Path) -> Ruleset:
     """Load and check a ruleset file."""
     return ruleset_from_dict(read_toml(path), str(path))
