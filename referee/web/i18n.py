@@ -1,7 +1,8 @@
-"""Languages: Czech (home language) and English; the choice lives in a `lang` cookie."""
+"""Languages: Czech (home language), English, Dutch and Norwegian bokmål; the choice lives in a `lang` cookie."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, redirect, request
@@ -26,8 +27,27 @@ def select_locale() -> str:
     chosen = request.cookies.get(LANG_COOKIE)
     if chosen in langs:
         return str(chosen)
-    best = request.accept_languages.best_match(langs)
-    return best or str(current_app.config["BABEL_DEFAULT_LOCALE"])
+    return browser_language(request.accept_languages, langs) or str(current_app.config["BABEL_DEFAULT_LOCALE"])
+
+
+# Browsers say "no" or "nn" for Norwegian as often as "nb": bokmål is what we have.
+SAME_LANGUAGE = {"no": "nb", "nn": "nb"}
+
+
+def browser_language(accepted: Iterable[tuple[str, float]], langs: list[str]) -> str | None:
+    """Return the offered language the browser likes best, matching by the main subtag.
+
+    Werkzeug's best_match prefers an exact "en" at q=0.5 over "nl-BE" at q=1; a Flemish
+    phone should get Dutch, so "nl-BE" counts as "nl" here.
+    """
+    for tag, quality in sorted(accepted, key=lambda item: -item[1]):
+        if quality <= 0:
+            continue
+        main = tag.replace("_", "-").split("-")[0].lower()
+        main = SAME_LANGUAGE.get(main, main)
+        if main in langs:
+            return main
+    return None
 
 
 def current_lang() -> str:
