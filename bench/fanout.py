@@ -1,0 +1,563 @@
+"""Fan-out: time from a report until every other screen has its update, ours against a bare broadcast.
+
+    .venv/bin/python bench/fanout.py                          # scenarios A and B, about 2.5 minutes
+    .venv/bin/python bench/fanout.py --scenario A --seconds 20
+    .venv/bin/python bench/fanout.py --scenario B --mode gevent
+    .venv/bin/python bench/fanout.py --games 100 --per-game 25 --no-bare   # step the socket count up
+
+Scenario A: 1 game × 40 screens, the referee reports 10 times a second. Scenario B: 50 games ×
+25 screens (1,250 sockets) on ONE server process, each game's referee reports once a second.
+Each game has its referee (who reports: pause and resume the round clock, which changes every
+screen), phones of both teams (a device cookie each) and public watchers; every third screen
+reads English, the rest Czech, so the views are made in both languages.
+
+Per run: a real `referee serve` (gunicorn's threaded worker, `--threads` = sockets + 50, since
+each open websocket holds a thread) with the screens' Socket.IO clients in separate processes
+(about 400 sockets each, at least 2 processes), and the referees' sockets in this process. Then
+the baseline: bench/bare_server.py, a bare python-socketio server in the same async mode served
+the same way, that broadcasts a message of our views' mean size to the same rooms. Prints, per
+delivery and per report (until the last screen has it), p50/p99/max in ms, the missed
+deliveries, the server's peak threads and RSS, and ours/bare ratios. Needs the `bench` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SCENARIOS = {"A": (1, 40, 10.0), "B": (50, 25, 1.0)}  # games, screens per game, reports/s per game
+SOCKETS_PER_CLIENT_PROCESS = 400
+GRACE = 2.0  # seconds after the last report before a missing update counts as missed
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# --- The server under test ---------------------------------------------------------------------
+
+
+class ServerProcess:
+    """A server subprocess (ours or bare) whose output is kept, with its threads and RSS sampled."""
+
+    def __init__(self, cmd: list[str], port: int) -> None:
+        self.port = port
+        self.output: list[str] = []
+        env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
+        env["PYTHONUNBUFFERED"] = "1"
+        env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
+        self.peak_threads = 0
+        self.peak_rss_mb = 0.0
+        self._sampling = False
+        threading.Thread(target=self._read, daemon=True).start()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.output.append(line)
+
+    def link(self, timeout: float = 30) -> str:
+        """Return the referee link the terminal shows, rewritten to this port."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            for line in self.output:
+                match = re.search(r"(http://\S+\?token=\S+)", line)
+                if match:
+                    return re.sub(r"^http://[^/]+", self.base, match.group(1))
+            self._check_alive()
+            time.sleep(0.1)
+        raise RuntimeError("no referee link:\n" + "".join(self.output[-30:]))
+
+    def wait_ready(self, path: str, timeout: float = 30) -> None:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            self._check_alive()
+            try:
+                urllib.request.urlopen(self.base + path, timeout=1)
+                return
+            except (urllib.error.URLError, ConnectionError, OSError):
+                time.sleep(0.1)
+        raise RuntimeError("the server did not answer:\n" + "".join(self.output[-30:]))
+
+    def _check_alive(self) -> None:
+        if self.proc.poll() is not None:
+            raise RuntimeError("the server stopped:\n" + "".join(self.output[-30:]))
+
+    def start_sampling(self) -> None:
+        """Sample threads and RSS of the server and its children (gunicorn's worker) twice a second."""
+        self._sampling = True
+
+        def sample() -> None:
+            while self._sampling and self.proc.poll() is None:
+                threads, rss = 0, 0.0
+                for pid in [self.proc.pid, *_children(self.proc.pid)]:
+                    t, r = _status(pid)
+                    threads += t
+                    rss += r
+                self.peak_threads = max(self.peak_threads, threads)
+                self.peak_rss_mb = max(self.peak_rss_mb, rss)
+                time.sleep(0.5)
+
+        threading.Thread(target=sample, daemon=True).start()
+
+    def stop(self) -> None:
+        self._sampling = False
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return found
+
+
+def _status(pid: int) -> tuple[int, float]:
+    """Return (threads, RSS in MB) of a process from /proc."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0, 0.0
+    threads = int(re.search(r"^Threads:\s+(\d+)", text, re.M).group(1))  # type: ignore[union-attr]
+    rss = re.search(r"^VmRSS:\s+(\d+)", text, re.M)
+    return threads, (int(rss.group(1)) / 1024 if rss else 0.0)
+
+
+def start_ours(tmp: Path, mode: str, threads: int) -> tuple[ServerProcess, str]:
+    """Start `referee serve` (threading: gunicorn gthread; gevent: bench/serve_gevent.py)."""
+    port = free_port()
+    common = ["serve", "--host", "127.0.0.1", "--port", str(port), "--instance-path", str(tmp / "instance")]
+    if mode == "gevent":
+        cmd = [sys.executable, str(ROOT / "bench" / "serve_gevent.py"), *common, "--server", "werkzeug"]
+    else:
+        cmd = [sys.executable, "-m", "referee.cli", *common, "--server", "gunicorn", "--threads", str(threads)]
+    server = ServerProcess(cmd, port)
+    link = server.link()
+    server.wait_ready("/api/health")
+    return server, link
+
+
+def start_bare(mode: str, threads: int) -> ServerProcess:
+    port = free_port()
+    cmd = [sys.executable, str(ROOT / "bench" / "bare_server.py"), "--port", str(port), "--threads", str(threads), "--mode", mode]
+    server = ServerProcess(cmd, port)
+    server.wait_ready("/socket.io/?EIO=4&transport=polling")
+    return server
+
+
+# --- Setting the games up (ours) ---------------------------------------------------------------
+
+
+def session_from(link: str) -> Any:
+    """Return a requests session holding the cookie a token link gives."""
+    import requests
+
+    s = requests.Session()
+    s.get(link, allow_redirects=False, timeout=30)
+    return s
+
+
+def cookie_of(sess: Any, lang: str | None) -> str:
+    cookies = dict(sess.cookies.items()) if sess is not None else {}
+    if lang:
+        cookies["lang"] = lang
+    return "; ".join(f"{k}={v}" for k, v in cookies.items())
+
+
+def set_up_game(base: str, ref: Any, screens: int) -> tuple[str, list[str]]:
+    """Create a game with a round in the air; return its id and the cookies of its other screens."""
+    from tests.airraid_helpers import PLAYERS
+
+    body = {"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]}
+    created = ref.post(f"{base}/api/games", json=body, timeout=30).json()
+    gid = created["game"]
+    joins = {team: f"{base}/api/games/{gid}/view?t=" + created["links"]["join"][team].split("t=", 1)[1] for team in "AB"}
+    for team in "AB":
+        phone = session_from(joins[team])
+        ships = phone.post(f"{base}/api/games/{gid}/sea/random", json={"team": team}, timeout=30).json()["ships"]
+        ok = phone.post(f"{base}/api/games/{gid}/actions", json={"action": {"type": "lock_sea", "team": team, "ships": ships}}, timeout=30).json()
+        assert ok["ok"], ok
+    for action in ({"type": "start_game"}, {"type": "set_defender", "team": "A", "pilot": "Amy"}, {"type": "set_defender", "team": "B", "pilot": "Bo"}, {"type": "start_round"}):
+        ok = ref.post(f"{base}/api/games/{gid}/actions", json={"action": action}, timeout=30).json()
+        assert ok["ok"], ok
+    cookies = []
+    for i in range(1, screens):  # screen 0 is the referee, who reports
+        lang = "en" if i % 3 == 0 else None
+        if i % 4 == 0:
+            cookies.append(cookie_of(None, lang))  # a watcher: no cookie, the public view
+        else:
+            cookies.append(cookie_of(session_from(joins["AB"[i % 2]]), lang))  # a team's phone
+    return gid, cookies
+
+
+# --- Screens: client processes -----------------------------------------------------------------
+
+
+def worker() -> None:
+    """Client process: connect the screens given on stdin, record view arrivals until told to stop."""
+    import socketio
+
+    spec = json.loads(sys.stdin.readline())
+    arrivals: dict[str, dict[int, list[float]]] = {}
+    sizes: list[int] = []
+    lock = threading.Lock()
+    clients: list[Any] = []
+    errors: list[str] = []
+    drops = [0]
+    connected: dict[str, int] = {}
+
+    def connect(item: dict[str, Any]) -> None:
+        game = item["game"]
+        client = socketio.Client(reconnection=False)
+        measured = [False]
+
+        def on_view(msg: dict[str, Any]) -> None:
+            now = time.perf_counter()
+            with lock:
+                arrivals.setdefault(game, {}).setdefault(int(msg["seq"]), []).append(now)
+                if not measured[0]:
+                    measured[0] = True
+                    sizes.append(len(json.dumps(msg, separators=(",", ":"))))
+
+        def on_disconnect(*_: Any) -> None:
+            with lock:
+                drops[0] += 1
+
+        client.on("view", on_view)
+        client.on("disconnect", on_disconnect)
+        try:
+            headers = {"Cookie": item["cookie"]} if item["cookie"] else {}
+            client.connect(spec["url"], headers=headers, transports=["websocket"], wait_timeout=30)
+            ack = client.call(spec["join"], {"game": game, "seq": 0}, timeout=30)
+            if not ack.get("ok"):
+                raise RuntimeError(str(ack))
+        except Exception as exc:  # a screen that cannot connect is reported, not fatal
+            with lock:
+                errors.append(f"{type(exc).__name__}: {exc}")
+            try:
+                client.disconnect()
+            except Exception:
+                pass
+            return
+        with lock:
+            clients.append(client)
+            connected[game] = connected.get(game, 0) + 1
+
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(connect, spec["sockets"]))
+    print(json.dumps({"ready": len(clients), "connected": connected, "errors": errors[:5], "failed": len(errors)}), flush=True)
+    sys.stdin.readline()  # "stop"
+    with lock:
+        dropped = drops[0]
+        result = {"arrivals": arrivals, "sizes": sizes, "dropped": dropped}
+        data = json.dumps(result)
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(lambda c: c.disconnect(), clients))
+    print(data, flush=True)
+    os._exit(0)  # client threads may linger; the data is out
+
+
+@dataclass
+class Screens:
+    procs: list[subprocess.Popen[str]] = field(default_factory=list)
+    connected: int = 0
+    per_game: dict[str, int] = field(default_factory=dict)
+    failed: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def start_screens(url: str, join: str, sockets: list[dict[str, str]], nprocs: int) -> Screens:
+    """Start `nprocs` client processes, each with a share of the sockets; wait until connected."""
+    screens = Screens()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for k in range(nprocs):
+        share = sockets[k::nprocs]
+        proc = subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps({"url": url, "join": join, "sockets": share}) + "\n")
+        proc.stdin.flush()
+        screens.procs.append(proc)
+    for proc in screens.procs:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError("a client process died while connecting")
+        ready = json.loads(line)
+        screens.connected += ready["ready"]
+        for game, n in ready["connected"].items():
+            screens.per_game[game] = screens.per_game.get(game, 0) + n
+        screens.failed += ready["failed"]
+        screens.errors += ready["errors"]
+    return screens
+
+
+def stop_screens(screens: Screens) -> tuple[dict[str, dict[int, list[float]]], list[int], int]:
+    """Tell the client processes to stop; merge their arrivals (game -> seq -> times)."""
+    for proc in screens.procs:
+        assert proc.stdin is not None
+        proc.stdin.write("stop\n")
+        proc.stdin.flush()
+    arrivals: dict[str, dict[int, list[float]]] = {}
+    sizes: list[int] = []
+    dropped = 0
+    for proc in screens.procs:
+        out, _ = proc.communicate(timeout=120)
+        data = json.loads(out.strip().splitlines()[-1])
+        for game, by_seq in data["arrivals"].items():
+            for seq, times in by_seq.items():
+                arrivals.setdefault(game, {}).setdefault(int(seq), []).extend(times)
+        sizes += data["sizes"]
+        dropped += data["dropped"]
+    return arrivals, sizes, dropped
+
+
+# --- Reporting ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    label: str
+    reports: int = 0
+    refused: int = 0
+    expected: int = 0
+    deliveries: list[float] = field(default_factory=list)  # ms, one per screen per report
+    all_screens: list[float] = field(default_factory=list)  # ms, one per report that reached every screen
+    sockets: int = 0
+    connect_failed: int = 0
+    dropped: int = 0
+    peak_threads: int = 0
+    peak_rss_mb: float = 0.0
+    mean_size: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def missed(self) -> int:
+        return self.expected - len(self.deliveries)
+
+
+def send_reports(
+    senders: list[tuple[Any, str]], rate: float, seconds: float, make: Any,
+) -> tuple[dict[tuple[str, int], float], int]:
+    """Send each game's reports at `rate`/s, games evenly staggered; return (game, seq) -> send time.
+
+    One thread per game's referee, each waiting for the ack before its next report, as a
+    referee's page does (the server handles each event in its own thread, so reports sent
+    without waiting could overtake each other and be refused).
+    """
+    sent: dict[tuple[str, int], float] = {}
+    refused = [0]
+    lock = threading.Lock()
+    per_game = max(1, int(seconds * rate))
+    t0 = time.perf_counter() + 0.2
+
+    def referee(g: int) -> None:
+        client, game = senders[g]
+        for n in range(per_game):
+            time.sleep(max(0.0, t0 + n / rate + g / (rate * len(senders)) - time.perf_counter()))
+            start = time.perf_counter()
+            event, payload = make(game, n)
+            try:
+                ack = client.call(event, payload, timeout=10)
+            except Exception as exc:  # no answer in 10 s
+                ack = {"ok": False, "error": type(exc).__name__}
+            with lock:
+                if ack.get("ok"):
+                    sent[(game, int(ack["seq"]))] = start
+                else:
+                    refused[0] += 1
+                    if refused[0] <= 3:
+                        print(f"  refused: {ack}", file=sys.stderr, flush=True)
+
+    threads = [threading.Thread(target=referee, args=(g,)) for g in range(len(senders))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sent, refused[0]
+
+
+def run_one(
+    label: str, url: str, join: str, games: dict[str, list[str]], referee_cookie: str, rate: float,
+    seconds: float, make: Any, server: ServerProcess, nprocs: int,
+) -> Result:
+    """Connect the screens and the referees, send the reports, and collect the latencies."""
+    import socketio
+
+    result = Result(label)
+    sockets = [{"game": gid, "cookie": c} for gid, cookies in games.items() for c in cookies]
+    result.sockets = len(sockets) + len(games)
+    screens = start_screens(url, join, sockets, nprocs)
+    result.connect_failed = screens.failed
+    result.errors = screens.errors
+    senders = []
+    for gid in games:
+        client = socketio.Client(reconnection=False)
+        client.connect(url, headers={"Cookie": referee_cookie} if referee_cookie else {}, transports=["websocket"], wait_timeout=30)
+        ack = client.call(join, {"game": gid, "seq": 0}, timeout=30)
+        assert ack["ok"], ack
+        senders.append((client, gid))
+    time.sleep(1.0)
+    server.start_sampling()
+    sent, result.refused = send_reports(senders, rate, seconds, make)
+    time.sleep(GRACE)
+    arrivals, sizes, result.dropped = stop_screens(screens)
+    result.peak_threads, result.peak_rss_mb = server.peak_threads, server.peak_rss_mb
+    for client, _gid in senders:
+        client.disconnect()
+    result.reports = len(sent)
+    for (gid, seq), start in sent.items():
+        got = arrivals.get(gid, {}).get(seq, [])
+        # Screens that failed to connect are counted as failed connections, not as missed updates.
+        want = screens.per_game.get(gid, 0)
+        result.expected += want
+        lat = [(t - start) * 1000 for t in got]
+        result.deliveries += lat
+        if len(got) >= want and lat:
+            result.all_screens.append(max(lat))
+    result.mean_size = sum(sizes) / len(sizes) if sizes else 0.0
+    return result
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def print_table(title: str, results: list[Result]) -> None:
+    print()
+    print(title)
+    head = f"{'server':<22}{'sockets':>8}{'reports':>8}{'missed':>8}{'p50':>8}{'p99':>8}{'max':>8}  |{'all p50':>8}{'all p99':>8}{'all max':>8}  |{'threads':>8}{'RSS MB':>8}"
+    print(head)
+    print("-" * len(head))
+    for r in results:
+        print(
+            f"{r.label:<22}{r.sockets:>8}{r.reports:>8}{r.missed:>8}"
+            f"{pct(r.deliveries, .5):>8.1f}{pct(r.deliveries, .99):>8.1f}{max(r.deliveries, default=float('nan')):>8.1f}  |"
+            f"{pct(r.all_screens, .5):>8.1f}{pct(r.all_screens, .99):>8.1f}{max(r.all_screens, default=float('nan')):>8.1f}  |"
+            f"{r.peak_threads:>8}{r.peak_rss_mb:>8.0f}"
+        )
+        extra = []
+        if r.refused:
+            extra.append(f"{r.refused} reports refused or unanswered")
+        if r.connect_failed:
+            extra.append(f"{r.connect_failed} sockets failed to connect ({'; '.join(r.errors[:2])})")
+        if r.dropped:
+            extra.append(f"{r.dropped} sockets dropped")
+        if extra:
+            print(f"{'':<22}  " + "; ".join(extra))
+    if len(results) == 2 and results[0].deliveries and results[1].deliveries:
+        ours, bare = results
+        print(
+            f"{'ours / bare':<22}{'':>32}{pct(ours.deliveries, .5) / pct(bare.deliveries, .5):>7.1f}×{pct(ours.deliveries, .99) / pct(bare.deliveries, .99):>7.1f}×{'':>8}  |"
+            f"{pct(ours.all_screens, .5) / pct(bare.all_screens, .5):>7.1f}×{pct(ours.all_screens, .99) / pct(bare.all_screens, .99):>7.1f}×"
+        )
+    print("ms from the report's send to a screen's update (p50/p99/max per delivery); 'all': until the last screen of the game has it.")
+
+
+def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse.Namespace) -> None:
+    import requests  # noqa: F401  (fail early if the bench extra is missing)
+
+    sockets = games_n * per_game
+    nprocs = args.client_procs or max(2, math.ceil(sockets / SOCKETS_PER_CLIENT_PROCESS))
+    threads = sockets + 50
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        server, link = start_ours(Path(tmp), args.mode, threads)
+        try:
+            ref = session_from(link)
+            with ThreadPoolExecutor(4) as pool:
+                made = list(pool.map(lambda _: set_up_game(server.base, ref, per_game), range(games_n)))
+            games = dict(made)
+            setup = time.perf_counter() - t
+
+            def report(game: str, n: int) -> tuple[str, dict[str, Any]]:
+                kind = "pause_timer" if n % 2 == 0 else "resume_timer"
+                return "action", {"game": game, "client_id": f"fanout-{n}", "action": {"type": kind}}
+
+            ours = run_one("referee (ours)", server.base, "resync", games, cookie_of(ref, None), rate, args.seconds, report, server, nprocs)
+            ours.label = f"referee ({args.mode})"
+            results.append(ours)
+        finally:
+            server.stop()
+    if not args.no_bare:
+        size = int(ours.mean_size) or 2000
+        bare = start_bare(args.mode, threads)
+        try:
+            rooms = {f"g{i}": [""] * (per_game - 1) for i in range(games_n)}
+
+            def broadcast(game: str, n: int) -> tuple[str, dict[str, Any]]:
+                return "report", {"game": game, "n": n + 1, "size": size}
+
+            results.append(run_one(f"bare ({args.mode})", bare.base, "join", rooms, "", rate, args.seconds, broadcast, bare, nprocs))
+        finally:
+            bare.stop()
+    print_table(
+        f"Scenario {name}: {games_n} game(s) × {per_game} screens = {sockets} sockets, {rate:g} report(s)/s per game, "
+        f"{args.seconds:g} s; screens in {nprocs} client processes; {args.mode} mode, {threads} server threads; "
+        f"view message ≈ {ours.mean_size:.0f} bytes (bare sends the same); setup {setup:.0f} s",
+        results,
+    )
+
+
+def main() -> None:
+    if "--worker" in sys.argv:
+        worker()
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 2)[2])
+    parser.add_argument("--scenario", choices=["A", "B", "both"], default="both")
+    parser.add_argument("--seconds", type=float, default=20.0, help="reporting time per run (default 20)")
+    parser.add_argument("--mode", choices=["threading", "gevent"], default="threading", help="the server's async mode (both servers)")
+    parser.add_argument("--client-procs", type=int, default=0, help="client processes (default: 1 per 400 sockets, at least 2)")
+    parser.add_argument("--no-bare", action="store_true", help="skip the bare python-socketio baseline")
+    parser.add_argument("--games", type=int, help="custom scenario: games (with --per-game and --rate)")
+    parser.add_argument("--per-game", type=int, default=25)
+    parser.add_argument("--rate", type=float, default=1.0, help="custom scenario: reports per second per game")
+    args = parser.parse_args()
+    print(f"fan-out bench on {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start", flush=True)
+    if args.games:
+        scenario("custom", args.games, args.per_game, args.rate, args)
+        return
+    for name in ("A", "B") if args.scenario == "both" else (args.scenario,):
+        scenario(name, *SCENARIOS[name], args)
+
+
+if __name__ == "__main__":
+    main()
