@@ -155,6 +155,71 @@ def link(host: str, port: int, database_url: str | None, instance_path: str | No
     print_link(_issue_link(app, host, port))
 
 
+@main.group()
+def tokens() -> None:
+    """List and revoke referee access (a lost referee phone or laptop)."""
+
+
+def _when(stamp: float | None) -> str:
+    import datetime as _dt
+
+    return _dt.datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M") if stamp else "never"
+
+
+@tokens.command("list")
+@_database_option
+@_instance_option
+@click.option("--all", "show_all", is_flag=True, help="Also list per-game referee and projector tokens, and revoked ones.")
+def tokens_list(database_url: str | None, instance_path: str | None, show_all: bool) -> None:
+    """List the referee tokens (never the tokens themselves): id, created, last used, label."""
+    from referee.web.auth import TokenKind, list_tokens
+    from referee.web.extensions import engine_of
+
+    app = _make_app(instance_path, database_url, None)
+    kinds = (TokenKind.REFEREE, TokenKind.GAME_REFEREE, TokenKind.PROJECTOR) if show_all else (TokenKind.REFEREE,)
+    rows = list_tokens(engine_of(app), kinds=kinds, revoked=show_all)
+    if not rows:
+        click.echo("No referee tokens.")
+        return
+    click.echo(f"{'id':>5}  {'kind':<12} {'game':<12} {'created':<16}  {'last used':<16}  label")
+    for r in rows:
+        state = f"  (revoked {_when(r.revoked_at)})" if r.revoked_at else ""
+        click.echo(
+            f"{r.id:>5}  {r.kind:<12} {(r.game_id or '-'):<12} {_when(r.created_at):<16}  {_when(r.last_seen_at):<16}  {r.label}{state}"
+        )
+
+
+@tokens.command("revoke")
+@_database_option
+@_instance_option
+@click.argument("token_ids", nargs=-1, type=int)
+@click.option("--all-referee", is_flag=True, help="Revoke every server referee token (then run `referee link`).")
+def tokens_revoke(database_url: str | None, instance_path: str | None, token_ids: tuple[int, ...], all_referee: bool) -> None:
+    """Revoke referee tokens by id (see `referee tokens list`), or all of them."""
+    from referee.web.auth import TokenKind, list_tokens, revoke_token
+    from referee.web.extensions import engine_of
+
+    if not token_ids and not all_referee:
+        raise click.UsageError("name the token ids to revoke (see `referee tokens list`), or pass --all-referee")
+    app = _make_app(instance_path, database_url, None)
+    engine = engine_of(app)
+    referee_kinds = (TokenKind.REFEREE, TokenKind.GAME_REFEREE, TokenKind.PROJECTOR)
+    known = {r.id for r in list_tokens(engine, kinds=referee_kinds, revoked=True)}
+    ids = list(token_ids)
+    if all_referee:
+        ids += [r.id for r in list_tokens(engine, kinds=(TokenKind.REFEREE,))]
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise click.BadParameter(
+            f"no referee token with id {', '.join(map(str, unknown))}; team phones are revoked on the dashboard",
+            param_hint="TOKEN_IDS",
+        )
+    done = sum(revoke_token(engine, i) for i in dict.fromkeys(ids))
+    click.echo(f"Revoked {done} token(s). Browsers holding them lose referee access at their next request.")
+    if all_referee:
+        click.echo("Run `referee link` (or restart `referee serve`) for a new referee link.")
+
+
 def _gunicorn_available() -> bool:
     if os.name != "posix":
         return False

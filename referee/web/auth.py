@@ -127,8 +127,12 @@ def issue_token(
     return retry_busy(run)
 
 
-def find_token(engine: Engine, raw: str) -> TokenInfo | None:
-    """Return the active token whose hash matches `raw`, or None."""
+def find_token(engine: Engine, raw: str, *, max_idle: float | None = None, now: float | None = None) -> TokenInfo | None:
+    """Return the active token whose hash matches `raw`, or None.
+
+    With `max_idle` (seconds), a token unused for longer than that is refused too: a phone or
+    referee link found weeks later in a drawer must not still open the game.
+    """
     if not raw or len(raw) > 200:
         return None
     wanted = hash_token(raw)
@@ -138,11 +142,48 @@ def find_token(engine: Engine, raw: str) -> TokenInfo | None:
         ).one_or_none()
     if row is None or not hmac.compare_digest(row.token_hash, wanted):
         return None
+    if max_idle is not None:
+        used = row.last_seen_at if row.last_seen_at is not None else row.created_at
+        if used < (time.time() if now is None else now) - max_idle:
+            return None
     try:
         kind = TokenKind(row.role)
     except ValueError:
         return None
     return TokenInfo(row.id, kind, row.game_id, row.subject, row.label, row.last_seen_at)
+
+
+def token_max_idle() -> float | None:
+    """Return the current app's idle limit of a token in seconds, or None for no limit."""
+    days = current_app.config.get("TOKEN_IDLE_DAYS")
+    return float(days) * 86400.0 if days else None
+
+
+@dataclass(frozen=True)
+class TokenRow:
+    """One stored token as the `referee tokens` command lists it (never the token itself)."""
+
+    id: int
+    kind: str
+    game_id: str | None
+    subject: str | None
+    label: str
+    created_at: float
+    last_seen_at: float | None
+    revoked_at: float | None
+
+
+def list_tokens(engine: Engine, *, kinds: tuple[TokenKind, ...] = (TokenKind.REFEREE,), revoked: bool = False) -> list[TokenRow]:
+    """Return the stored tokens of some kinds, oldest first; revoked ones only if asked."""
+    query = select(tokens_t).where(tokens_t.c.role.in_([str(k) for k in kinds])).order_by(tokens_t.c.id)
+    if not revoked:
+        query = query.where(tokens_t.c.revoked_at.is_(None))
+    with reading(engine) as conn:
+        rows = conn.execute(query).all()
+    return [
+        TokenRow(r.id, r.role, r.game_id, r.subject, r.label or "", r.created_at, r.last_seen_at, r.revoked_at)
+        for r in rows
+    ]
 
 
 def touch_token(engine: Engine, info: TokenInfo, *, force: bool = False) -> None:
@@ -382,7 +423,7 @@ def _cookie_token(name: str, kind: TokenKind, game_id: str | None) -> TokenInfo 
     raw = request.cookies.get(name)
     info: TokenInfo | None = None
     if raw and not limiter().blocked(_client_key()):
-        info = find_token(db.engine, raw)
+        info = find_token(db.engine, raw, max_idle=token_max_idle())
         if info is None or info.kind is not kind or info.game_id != game_id:
             info = None
             limiter().fail(_client_key())
@@ -482,7 +523,7 @@ def exchange_url_token() -> Response | None:
     key = _client_key()
     if limiter().blocked(key):
         abort(429, description=_("Too many wrong links from this device. Wait a minute and try again."))
-    info = find_token(db.engine, raw)
+    info = find_token(db.engine, raw, max_idle=token_max_idle())
     if info is None:
         limiter().fail(key)
         abort(403, description=_("This link is not valid any more. Ask the referee for a new one."))
