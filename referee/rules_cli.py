@@ -8,19 +8,29 @@ from pathlib import Path
 
 import click
 
+from .rules.battleship import BattleshipRuleset
 from .rules.errors import MalformedAction, RulesetError
 from .rules.placement import Impossible
-from .rules.ruleset import load_ruleset
+from .rules.ruleset import Ruleset, load_ruleset
 from .rules.sea import random_sea, sea_to_text, ships_from_text
 
 
-def _load(path: str):  # type: ignore[no-untyped-def]
+def _load(path: str) -> Ruleset:
     try:
         return load_ruleset(path)
     except RulesetError as exc:
         for line in exc.lines():
             click.echo(line)
         sys.exit(1)
+
+
+def _fixed_sea(ruleset: BattleshipRuleset, size: int | None, players: int | None = None) -> tuple[int, tuple[str, ...]]:
+    """Return a Battleship ruleset's one sea and fleet, refusing options that would pick another."""
+    if players is not None:
+        raise click.UsageError(f"--players picks an air-raid sea by team size; the {ruleset.id} ruleset has one sea, {ruleset.size}×{ruleset.size}: leave it out")
+    if size is not None and size != ruleset.size:
+        raise click.UsageError(f"the {ruleset.id} ruleset fixes the sea at {ruleset.size}×{ruleset.size}, not {size}×{size}: leave out --size")
+    return ruleset.size, ruleset.fleet
 
 
 @click.group("rules")
@@ -43,15 +53,18 @@ def sea_group() -> None:
 
 @sea_group.command("place")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--size", type=click.IntRange(2, 26), help="Sea size (squares per side).")
-@click.option("--players", type=click.IntRange(1, 100), help="Team size; picks the sea from the ruleset's table.")
+@click.option("--size", type=click.IntRange(2, 26), help="Sea size (squares per side); a Battleship ruleset fixes its own.")
+@click.option("--players", type=click.IntRange(1, 100), help="Team size; picks the sea from an air-raid ruleset's table.")
 @click.option("--seed", type=int, default=None, help="Seed: the same seed gives the same sea.")
 def sea_place(file: str, size: int | None, players: int | None, seed: int | None) -> None:
     """Print a legal random sea, one line per row: . for water, a letter per ship."""
     if size is not None and players is not None:
         raise click.UsageError("give --size or --players, not both")
     ruleset = _load(file)
-    size, fleet = ruleset.sea_for(size=size, players=players)
+    if isinstance(ruleset, BattleshipRuleset):
+        size, fleet = _fixed_sea(ruleset, size, players)
+    else:
+        size, fleet = ruleset.sea_for(size=size, players=players)
     rng = random.Random(seed)
     try:
         ships = random_sea(ruleset.grid(size), ruleset.sea, fleet, rng)
@@ -68,13 +81,17 @@ def sea_place(file: str, size: int | None, players: int | None, seed: int | None
 def sea_check(file: str, sea_file: str, size: int | None) -> None:
     """Check a sea written as text: exit 0 with "ok", or 1 with every reason."""
     ruleset = _load(file)
+    if isinstance(ruleset, BattleshipRuleset):
+        # The ruleset's own size: a sea text of another size is refused with the reason.
+        size = _fixed_sea(ruleset, size)[0]
     try:
         text = Path(sea_file).read_text(encoding="utf-8")
     except OSError as exc:
         click.echo(f"{sea_file}: {exc.strerror or exc}")
         sys.exit(1)
     try:
-        grid, ships, problems = ships_from_text(text, ruleset.sea, ruleset.sea_for(size=size or _text_size(text))[1], size)
+        fleet = ruleset.fleet if isinstance(ruleset, BattleshipRuleset) else ruleset.sea_for(size=size or _text_size(text))[1]
+        grid, ships, problems = ships_from_text(text, ruleset.sea, fleet, size)
     except MalformedAction as exc:
         click.echo(f"{sea_file}: {exc.message}")
         sys.exit(1)

@@ -59,9 +59,10 @@ def create_app(
         app.config["DATABASE_URL"] = f"sqlite:///{Path(app.instance_path) / 'referee.sqlite3'}"
     app.config["BABEL_TRANSLATION_DIRECTORIES"] = str(TRANSLATIONS_DIR)
 
-    from referee.web import auth, errors, home, i18n, precompress, realtime, security
+    from referee.web import auth, errors, home, i18n, logs, precompress, realtime, security
     from referee.web.extensions import compress, db
 
+    logs.install()  # before anything can log a request line with a token in it
     db.init_app(app)
     # Phones on a busy club Wi-Fi: every page, script and style goes out compressed.
     app.config.setdefault("COMPRESS_MIMETYPES", ["text/html", "text/css", "text/javascript", "application/javascript", "application/json", "image/svg+xml", "text/csv"])
