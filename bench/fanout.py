@@ -288,8 +288,10 @@ def worker() -> None:
         data = json.dumps(result)
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(lambda c: c.disconnect(), clients))
-    print(data, flush=True)
-    os._exit(0)  # client threads may linger; the data is out
+    try:
+        print(data, flush=True)
+    finally:
+        os._exit(0)  # client threads may linger; the data is out
 
 
 @dataclass
@@ -427,9 +429,14 @@ def run_one(
     senders = []
     for gid in games:
         client = socketio.Client(reconnection=False)
-        client.connect(url, headers={"Cookie": referee_cookie} if referee_cookie else {}, transports=["websocket"], wait_timeout=30)
-        ack = client.call(join, {"game": gid, "seq": 0}, timeout=30)
-        assert ack["ok"], ack
+        try:
+            client.connect(url, headers={"Cookie": referee_cookie} if referee_cookie else {}, transports=["websocket"], wait_timeout=30)
+            ack = client.call(join, {"game": gid, "seq": 0}, timeout=30)
+            assert ack["ok"], ack
+        except Exception as exc:  # a referee who cannot connect sends nothing; counted as failed
+            result.connect_failed += 1
+            result.errors.append(f"referee: {type(exc).__name__}: {exc}")
+            continue
         senders.append((client, gid))
     time.sleep(1.0)
     server.start_sampling()

@@ -258,6 +258,9 @@ def _run_gunicorn(app: Flask, host: str, port: int, threads: int) -> None:
         "workers": 1,
         "worker_class": "gthread",
         "threads": threads,
+        # gthread accepts no more than worker_connections (default 1000) at once; each open
+        # websocket holds a thread, so --threads is the real limit and must not be capped.
+        "worker_connections": max(1000, 2 * threads),
         "timeout": 60,
         "graceful_timeout": 5,
         "keepalive": 5,
