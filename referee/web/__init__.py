@@ -78,9 +78,10 @@ def create_app(
     realtime.init_app(app)
     app.register_blueprint(home.bp)
     app.jinja_env.globals["template_exists"] = _template_exists(app)
-    from referee.web import games, live, openapi
+    from referee.web import battleship, games, live, openapi
 
     games.init_app(app)
+    battleship.init_app(app)
     live.init_app(app)
     openapi.init_app(app)
     return app

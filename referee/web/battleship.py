@@ -1,0 +1,468 @@
+"""Battleship (Zeeslag, Zeeslag salvo, Sjøslag) in the browser: lobby, players' pages, projector, scores.
+
+Who is who in a game:
+- the creator's browser gets a device cookie for player A straight away;
+- against a friend, player B joins with a link (QR) `/b/<gid>?t=…`, exchanged for a device cookie;
+- pass-and-play: one device holds both sides (device subject "AB"); its role is the player whose
+  move it is (placing: the first without a fleet), so the server only ever sends that player's view;
+- against the computer, the server plays side B: its fleet at creation, its turns right after each
+  human action (`computer_moves`);
+- the referee (server cookie) sees everything and may record a forfeit; the projector is public.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+import time
+from typing import Any
+
+from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request, url_for
+from flask_babel import gettext as _  # type: ignore[import-untyped]
+from sqlalchemy import Table, select
+from typing import cast
+from werkzeug.wrappers import Response
+
+from referee import store as store_module
+from referee.models import Game, Token
+from referee.resources import resource_path
+from referee.rules import battleship as bs
+from referee.rules import battleship_ai
+from referee.rules.errors import MalformedAction, RulesError
+from referee.rules.events import Role as RulesRole
+from referee.rules.placement import Impossible
+from referee.rules.ruleset import read_toml
+from referee.rules.sea import Ship, check_fleet
+from referee.store import reading
+from referee.web import modes
+from referee.web.auth import Role, TokenKind, cookie_name, current_roles, current_team, find_token, join_team, reissue_join_token, set_token_cookie
+from referee.web.extensions import db
+from referee.web.i18n import current_lang, say, say_all
+
+store_module.MODES.setdefault(bs.MODE, bs)  # type: ignore[arg-type]
+
+log = logging.getLogger(__name__)
+bp = Blueprint("battleship", __name__)
+games_t = cast(Table, Game.__table__)
+tokens_t = cast(Table, Token.__table__)
+
+RULESETS = ("zeeslag", "zeeslag-salvo", "sjoslag")
+OPPONENTS = ("friend", "computer", "hotseat")
+HOTSEAT = "AB"  # the device subject of a pass-and-play phone: both sides
+SCORE_HOURS = 12  # the club's evening: games finished in the last this many hours
+
+
+# --- Roles and views -------------------------------------------------------------------------
+
+
+def hotseat_player(state: bs.State) -> str:
+    """Return whose screen a pass-and-play phone shows: the one to place, else the one to move."""
+    for p in (state.first, bs.other(state.first)):
+        if state.phase == "placing" and not state.players[p].placed:
+            return p
+    return state.turn or state.first
+
+
+def role_in(game_id: str, slip: str | None, state: bs.State) -> str:
+    """Return this browser's role in a Battleship game: player:A/B, referee or public.
+
+    A player's own device comes first: a referee who plays on the club laptop sees a player's
+    screen, never both fleets.
+    """
+    if slip:
+        abort(403, description=_("This slip is not genuine, or belongs to another game."))
+    side = current_team(game_id)
+    if side in bs.PLAYERS:
+        return f"player:{side}"
+    if side == HOTSEAT:
+        return f"player:{hotseat_player(state)}"
+    if Role.REFEREE in current_roles(game_id):
+        return "referee"
+    return "public"
+
+
+def view_of(state: bs.State, role: str, game_id: str) -> dict[str, Any]:
+    """Return a role's view, translated, with the ruleset and ship names in the page's language."""
+    view: dict[str, Any] = say_all(bs.view_for(state, RulesRole.from_str(role)))
+    lang = current_lang()
+    rules = view["ruleset"]
+    rules["title"] = rules["names"].get(lang, rules["name"])
+    for kind in rules["fleet"]:
+        kind["title"] = kind["names"].get(lang, kind["name"])
+    view["game"] = game_id
+    return view
+
+
+def push_roles(state: bs.State) -> list[str]:
+    """Every role that watches a Battleship game."""
+    return ["referee", "public", "player:A", "player:B"]
+
+
+def load_game(game_id: str) -> bs.State:
+    """Return a Battleship game's state, or 404 (also for a game of another mode)."""
+    from referee.web.games import load_any_state
+
+    state = load_any_state(game_id)
+    if not isinstance(state, bs.State):
+        abort(404, description=_("There is no such game."))
+    return state
+
+
+# --- The computer opponent -------------------------------------------------------------------
+
+
+def computer_action(state: bs.State, game_id: str) -> tuple[str, dict[str, Any]] | None:
+    """Return the computer's next action (as which player), or None when it has nothing to do.
+
+    Its fleet is drawn from secret randomness (a seed the human could learn would give the fleet
+    away); the fleet itself is then in the log. Its shots are seeded by game and version, so a
+    stored game shows why the computer fired where it did.
+    """
+    rs = state.ruleset
+    grid = rs.grid()
+    for p, side in state.players.items():
+        if side.computer is None:
+            continue
+        if state.phase == "placing" and not side.placed:
+            ships = battleship_ai.place_fleet(grid, rs.sea, rs.fleet, random.Random(secrets.randbits(64)))
+            return p, {"type": "place_fleet", "player": p, "ships": [s.to_dict(grid) for s in ships]}
+        if state.phase == "playing" and state.turn == p:
+            rng = random.Random(f"{game_id}:{state.version}")
+            squares = battleship_ai.choose_shots(grid, rs.sea, rs.fleet, bs.volleys_of(state, p), bs.shots_due(state), rng, side.computer)
+            return p, {"type": "fire", "player": p, "squares": [grid.square_name(s) for s in squares]}
+    return None
+
+
+def computer_moves(game_id: str, state: bs.State) -> bs.State:
+    """Play the computer's turns until a person is to act; push each to every screen."""
+    from referee.web import live
+
+    for _turn in range(500):  # a whole game is at most 100 shots a side
+        step = computer_action(state, game_id)
+        if step is None:
+            break
+        player, action = step
+        try:
+            result = db.store.execute(game_id, action, at=time.time(), by=f"player:{player}")
+        except RulesError:
+            log.exception("the computer's action was refused in game %s", game_id)
+            break
+        live.push_views(game_id, result.state)
+        state = result.state
+    return state
+
+
+modes.register(
+    modes.WebMode(
+        name=bs.MODE, state_type=bs.State, role_in=role_in, view_of=view_of, push_roles=push_roles, after_action=computer_moves
+    )
+)
+
+
+# --- Creating games --------------------------------------------------------------------------
+
+
+def ruleset_data(ruleset_id: str) -> dict[str, Any]:
+    """Return one of the packaged Battleship rulesets."""
+    if ruleset_id not in RULESETS:
+        raise MalformedAction(f"ruleset must be one of {', '.join(RULESETS)}")
+    return read_toml(resource_path("config") / "rulesets" / f"{ruleset_id}.toml")
+
+
+def ruleset_choices() -> list[dict[str, Any]]:
+    """Return the lobby's modes: id, own-language name and name in the page's language."""
+    lang = current_lang()
+    rows = []
+    for rid in RULESETS:
+        rs = bs.battleship_from_dict(ruleset_data(rid), rid)
+        own = {"zeeslag": "nl", "zeeslag-salvo": "nl", "sjoslag": "nb"}[rid]
+        rows.append({"id": rid, "own": rs.name_in(own), "here": rs.name_in(lang), "lang": own, "fleet": len(rs.fleet), "size": rs.size})
+    return rows
+
+
+def _text(body: dict[str, Any], key: str, default: str) -> str:
+    value = body.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return default
+    if not isinstance(value, str):
+        raise MalformedAction(f"{key} must be a name")
+    return value.strip()
+
+
+def create_game(body: dict[str, Any]) -> dict[str, Any]:
+    """Create a Battleship game: {ruleset, opponent, name?, opponent_name?, level?, first?}.
+
+    Returns the game id, the links and the raw device tokens to set as cookies (never sent to
+    another browser): {"game", "links", "devices": {subject: token}}.
+    """
+    rid = _text(body, "ruleset", "zeeslag")
+    opponent = _text(body, "opponent", "friend")
+    if opponent not in OPPONENTS:
+        raise MalformedAction(f"opponent must be one of {', '.join(OPPONENTS)}")
+    level = _text(body, "level", "strong")
+    if level not in bs.LEVELS:
+        raise MalformedAction(f"level must be one of {', '.join(bs.LEVELS)}")
+    me = _text(body, "name", _("Player 1"))
+    default_other = _("Computer") if opponent == "computer" else _("Player 2")
+    them = _text(body, "opponent_name", default_other)
+    first = _text(body, "first", "coin")
+    if first == "coin":
+        # The toss is made here and written into the game's first event, where the log keeps it.
+        first = secrets.choice(bs.PLAYERS)
+    if first not in bs.PLAYERS:
+        raise MalformedAction("first must be A, B or coin")
+    action: dict[str, Any] = {"type": "create_game", "ruleset": ruleset_data(rid), "players": {"A": me, "B": them}, "first": first}
+    if opponent == "computer":
+        action["computer"] = {"B": level}
+    if opponent == "hotseat":
+        action["hotseat"] = True
+    if body.get("per_shot") is not None:
+        action["per_shot"] = bool(body.get("per_shot"))
+    result = db.store.create_game(bs.MODE, action, at=time.time(), by="player:A")
+    gid = result.game_id
+    devices = {HOTSEAT if opponent == "hotseat" else "A": device_token(gid, HOTSEAT if opponent == "hotseat" else "A")}
+    computer_moves(gid, result.state)
+    links: dict[str, Any] = {"play": url_for("battleship.play_page", game_id=gid, _external=True), "watch": url_for("battleship.watch_page", game_id=gid, _external=True)}
+    if opponent == "friend":
+        links["join"] = {"B": join_link(gid, "B")}
+    return {"game": gid, "links": links, "devices": devices}
+
+
+def device_token(game_id: str, subject: str) -> str:
+    """Issue a device token for a side of a game (a join used at once); return it raw."""
+    from referee.web.auth import issue_token
+
+    join = issue_token(db.engine, TokenKind.TEAM_JOIN, game_id=game_id, subject=subject, label="creator")
+    info = find_token(db.engine, join.token)
+    assert info is not None
+    _device, device = join_team(db.engine, info, name=subject)
+    from referee.web.auth import revoke_token
+
+    revoke_token(db.engine, join.id)  # the creator's join was used once; only the device stays
+    return device.token
+
+
+def join_link(game_id: str, player: str, *, reissue: bool = False) -> str:
+    """Return the link (for the QR code) that makes a phone player `player` of a game."""
+    from referee.web.games import current_join_nonce, join_token
+
+    nonce = None if reissue else current_join_nonce(game_id, player)
+    if nonce is None:
+        nonce = secrets.token_urlsafe(12)
+        reissue_join_token(db.engine, game_id, player, label=f"nonce:{nonce}", raw=join_token(game_id, player, nonce))
+    return url_for("battleship.play_page", game_id=game_id, t=join_token(game_id, player, nonce), _external=True)
+
+
+def with_device_cookies(response: Response, game_id: str, devices: dict[str, str]) -> Response:
+    """Set the device cookie(s) a creator's browser gets."""
+    for _subject, raw in devices.items():
+        set_token_cookie(response, cookie_name(TokenKind.DEVICE, game_id), raw)
+    return response
+
+
+def rematch(game_id: str, state: bs.State, role: str) -> dict[str, Any]:
+    """Start (or find) the rematch of a finished game: same players and mode, the other one starts.
+
+    Both players' next game is the same one: it is found again by a join token labelled with the
+    old game's id, so the second player to ask joins the first one's rematch.
+    """
+    if state.phase != "over":
+        abort(409, description=_("The game is not over yet."))
+    if not role.startswith("player:"):
+        abort(403, description=_("Only a player of this game may ask for a rematch."))
+    side = current_team(game_id) or role.split(":")[1]
+    label = f"rematch:{game_id}"
+    with reading(db.engine) as conn:
+        found = conn.execute(
+            select(tokens_t.c.game_id).where(tokens_t.c.label == label).order_by(tokens_t.c.id)
+        ).scalar()
+    if found is None:
+        action: dict[str, Any] = {
+            "type": "create_game", "ruleset": state.ruleset_raw,
+            "players": {p: state.players[p].name for p in bs.PLAYERS}, "first": bs.other(state.first),
+            "per_shot": state.per_shot,
+        }
+        computer = {p: s.computer for p, s in state.players.items() if s.computer}
+        if computer:
+            action["computer"] = computer
+        if state.hotseat:
+            action["hotseat"] = True
+        created = db.store.create_game(bs.MODE, action, at=time.time(), by="player:A")
+        found = created.game_id
+        from referee.web.auth import issue_token
+
+        issue_token(db.engine, TokenKind.PROJECTOR, game_id=found, label=label)  # the marker, never handed out
+        computer_moves(found, created.state)
+        from referee.web import live
+
+        # The other player's end screen offers to join (its button posts to the same route).
+        for lang in current_app.config["LANGUAGES"]:
+            for p in bs.PLAYERS:
+                live.socketio.emit("rematch", {"game": found}, to=live.room_of(game_id, f"player:{p}", lang))
+    subject = side if side in (*bs.PLAYERS, HOTSEAT) else role.split(":")[1]
+    return {"game": str(found), "devices": {subject: device_token(str(found), subject)}, "links": {"play": url_for("battleship.play_page", game_id=found, _external=True)}}
+
+
+# --- Pages -----------------------------------------------------------------------------------
+
+
+def page(template: str, game_id: str, role: str, state: bs.State, **extra: Any) -> str:
+    """Render a Battleship page with its initial view handed to the page's script."""
+    view = view_of(state, role, game_id)
+    page_data = {"game": game_id, "role": role, "seq": state.version, "view": view, "api": f"/api/games/{game_id}", "bs_api": f"/api/battleship/games/{game_id}", **extra.pop("data", {})}
+    return render_template(template, game_id=game_id, role=role, view=view, seq=state.version, page_data=page_data, **extra)
+
+
+@bp.route("/battleship", methods=["GET", "POST"])
+def lobby() -> Any:
+    """Start a Battleship game: against a friend, the computer, or pass-and-play."""
+    if request.method == "GET":
+        return render_template("battleship/lobby.html", rulesets=ruleset_choices(), form={}, error=None)
+    form = request.form.to_dict()
+    try:
+        created = create_game(form)
+    except RulesError as exc:
+        return render_template("battleship/lobby.html", rulesets=ruleset_choices(), form=form, error=say(exc.message)), 400
+    response = redirect(url_for("battleship.play_page", game_id=created["game"]), code=303)
+    return with_device_cookies(response, created["game"], created["devices"])
+
+
+@bp.get("/b/<game_id>")
+def play_page(game_id: str) -> Any:
+    """Show a player's page (placement, play, end); anyone else is sent to the projector view."""
+    state = load_game(game_id)
+    role = role_in(game_id, None, state)
+    if not role.startswith("player:"):
+        return redirect(url_for("battleship.watch_page", game_id=game_id), code=303)
+    data: dict[str, Any] = {"hotseat": current_team(game_id) == HOTSEAT}
+    invite = None
+    if not state.hotseat and all(s.computer is None for s in state.players.values()) and role == "player:A":
+        from referee.web.games import qr_svg
+
+        url = join_link(game_id, "B")
+        invite = {"url": url, "qr": qr_svg(url, 6)}
+    return page("battleship/play.html", game_id, role, state, data=data, invite=invite)
+
+
+@bp.get("/b/<game_id>/watch")
+def watch_page(game_id: str) -> Any:
+    """Show the spectator view (both seas' shots, no ships until the end); the referee may forfeit."""
+    state = load_game(game_id)
+    referee = Role.REFEREE in current_roles(game_id)
+    return page("battleship/watch.html", game_id, "public", state, data={"referee": referee}, referee=referee)
+
+
+@bp.post("/b/<game_id>/rematch")
+def rematch_page(game_id: str) -> Any:
+    """Start or join the rematch from the end screen, and open it."""
+    state = load_game(game_id)
+    created = rematch(game_id, state, role_in(game_id, None, state))
+    response = redirect(url_for("battleship.play_page", game_id=created["game"]), code=303)
+    return with_device_cookies(response, created["game"], created["devices"])
+
+
+@bp.get("/battleship/scores")
+def scores_page() -> Any:
+    """Show the club's scoreboard of the evening: wins per player name."""
+    return render_template("battleship/scores.html", scores=scoreboard(), hours=SCORE_HOURS)
+
+
+def scoreboard(now: float | None = None) -> list[dict[str, Any]]:
+    """Count the evening's finished Battleship games: wins and games per player name."""
+    since = (time.time() if now is None else now) - SCORE_HOURS * 3600
+    with reading(db.engine) as conn:
+        ids = [r.id for r in conn.execute(select(games_t.c.id).where(games_t.c.mode == bs.MODE, games_t.c.status == "over", games_t.c.created_at >= since))]
+    table: dict[str, dict[str, Any]] = {}
+    for gid in ids:
+        try:
+            state, _version = db.store.load(gid)
+        except Exception:  # a broken game must not hide the evening's other results
+            log.exception("scoreboard: game %s", gid)
+            continue
+        if not isinstance(state, bs.State) or state.outcome is None:
+            continue
+        for p, side in state.players.items():
+            name = side.name if side.computer is None else f"{side.name} ({side.computer})"
+            row = table.setdefault(name.casefold(), {"name": name, "wins": 0, "games": 0, "computer": side.computer is not None})
+            row["games"] += 1
+            row["wins"] += int(state.outcome.winner == p)
+    return sorted(table.values(), key=lambda r: (-r["wins"], r["games"], r["name"].casefold()))
+
+
+# --- JSON API --------------------------------------------------------------------------------
+
+
+def _json() -> dict[str, Any]:
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise MalformedAction("send a JSON object (Content-Type: application/json)")
+    return data
+
+
+def _player_of_request(game_id: str, state: bs.State, body: dict[str, Any]) -> str:
+    player = body.get("player")
+    if player not in bs.PLAYERS:
+        raise MalformedAction("player must be A or B")
+    role = role_in(game_id, None, state)
+    if role != "referee" and role != f"player:{player}":
+        abort(403, description=_("Only that player or the referee may do this."))
+    return str(player)
+
+
+@bp.post("/api/battleship/games")
+def api_create() -> Any:
+    """Create a game; the caller's browser becomes player A (or both, pass-and-play)."""
+    created = create_game(_json())
+    response = jsonify({"game": created["game"], "links": created["links"]})
+    response.status_code = 201
+    return with_device_cookies(response, created["game"], created["devices"])
+
+
+@bp.post("/api/battleship/games/<game_id>/sea/check")
+def api_sea_check(game_id: str) -> Any:
+    """Check a draft fleet without storing it: {player, ships} → {ok, problems}."""
+    state = load_game(game_id)
+    body = _json()
+    _player_of_request(game_id, state, body)
+    grid = state.grid()
+    raw = body.get("ships")
+    if not isinstance(raw, list) or len(raw) > 26:
+        raise MalformedAction("ships must be a list of the fleet's ships")
+    ships = [Ship.from_dict(item, grid) for item in raw]
+    ships = [Ship(s.id or chr(65 + i), s.kind, s.squares) for i, s in enumerate(ships)]
+    problems = check_fleet(grid, state.ruleset.sea, state.ruleset.fleet, ships)
+    return jsonify({"ok": not problems, "problems": [{**p.to_dict(grid), "message": say(p.message)} for p in problems]})
+
+
+@bp.post("/api/battleship/games/<game_id>/sea/random")
+def api_sea_random(game_id: str) -> Any:
+    """A random legal fleet for a player (not stored): {player} → {ships}."""
+    state = load_game(game_id)
+    _player_of_request(game_id, state, _json())
+    grid = state.grid()
+    try:
+        ships = battleship_ai.place_fleet(grid, state.ruleset.sea, state.ruleset.fleet, random.Random(secrets.randbits(64)))
+    except Impossible as exc:
+        return jsonify({"error": "impossible", "message": say(exc.message)}), 409
+    return jsonify({"ships": [s.to_dict(grid) for s in ships]})
+
+
+@bp.post("/api/battleship/games/<game_id>/rematch")
+def api_rematch(game_id: str) -> Any:
+    """Start or join the rematch of a finished game (a player); the caller's browser joins it."""
+    state = load_game(game_id)
+    created = rematch(game_id, state, role_in(game_id, None, state))
+    response = jsonify({"game": created["game"], "links": created["links"]})
+    return with_device_cookies(response, created["game"], created["devices"])
+
+
+@bp.get("/api/battleship/scores")
+def api_scores() -> Any:
+    """The scoreboard of the evening: [{name, wins, games, computer}]."""
+    return jsonify({"hours": SCORE_HOURS, "scores": scoreboard()})
+
+
+def init_app(app: Any) -> None:
+    """Register the Battleship blueprint."""
+    app.register_blueprint(bp)
