@@ -1,0 +1,149 @@
+"""First render of the team and pilot pages on a slow-3G phone: FCP, DOMContentLoaded and load.
+
+    .venv/bin/python bench/first_render.py [--runs 3]
+
+Starts a real `referee serve`, creates a game, joins team A and writes one order (as
+bench/page_weight.py does), then opens each page in headless Debian Chromium (Playwright,
+/usr/bin/chromium, never a downloaded browser) with a phone viewport, a fresh browser context
+per run (cold cache, cache disabled too) and the network throttled through the Chrome DevTools
+Protocol (`Network.emulateNetworkConditions`): 400 ms latency, 400 kbit/s down and up, the
+"Slow 3G" profile of Lighthouse and the issue. First Contentful Paint comes from the Performance
+API (`first-contentful-paint`), DOMContentLoaded and load from the navigation entry, all in ms
+from the start of navigation. Baseline in the same run: a one-line HTML page from a bare
+Python HTTP server on the same machine under the same throttling (the floor: one request).
+Each page is fetched once unthrottled first, so the server's template compilation is not counted.
+Goal (issue 4): FCP < 1.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.server
+import re
+import statistics
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import requests  # noqa: E402
+
+from tests.airraid_helpers import PLAYERS  # noqa: E402
+from tests.live_server import Server  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PHONE = {"width": 390, "height": 844}
+SLOW_3G = {"offline": False, "latency": 400, "downloadThroughput": 400_000 / 8, "uploadThroughput": 400_000 / 8}
+GOAL_MS = 1500.0
+
+TIMINGS_JS = """() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+  return {fcp: fcp ? fcp.startTime : null, dcl: nav.domContentLoadedEventEnd, load: nav.loadEventEnd,
+          bytes: performance.getEntriesByType('resource').reduce((s, r) => s + r.transferSize, nav.transferSize)};
+}"""
+
+
+def set_up(server: Server) -> tuple[dict[str, str], str, str]:
+    """Create a game with one order; return the team's cookies, the team page and a pilot slip URL."""
+    ref = requests.Session()
+    ref.get(server.link, allow_redirects=False, timeout=10)
+    base = server.base
+    created = ref.post(f"{base}/api/games", json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]}, timeout=10).json()
+    gid = created["game"]
+    team = requests.Session()
+    team.get(re.sub(r"^https?://[^/]+", base, created["links"]["join"]["A"]), allow_redirects=False, timeout=10)
+    for t in "AB":
+        ships = ref.post(f"{base}/api/games/{gid}/sea/random", json={"team": t}, timeout=10).json()["ships"]
+        assert ref.post(f"{base}/api/games/{gid}/actions", json={"action": {"type": "lock_sea", "team": t, "ships": ships}}, timeout=10).json()["ok"]
+    assert ref.post(f"{base}/api/games/{gid}/actions", json={"action": {"type": "start_game"}}, timeout=10).json()["ok"]
+    order = {"type": "add_order", "team": "A", "pilot": "Ann", "kind": "fighter", "ship": "A", "corridor": "upper"}
+    answer = team.post(f"{base}/api/games/{gid}/actions", json={"action": order}, timeout=10)
+    assert answer.status_code == 200, answer.text
+    slip = team.get(f"{base}/api/games/{gid}/slips", timeout=10).json()["slips"][0]["url"]
+    return dict(team.cookies), f"{base}/g/{gid}/team", re.sub(r"^https?://[^/]+", base, slip)
+
+
+class Baseline(http.server.BaseHTTPRequestHandler):
+    """A one-line page: what any page costs on this network before its own bytes."""
+
+    def do_GET(self) -> None:  # noqa: N802
+        body = b"<!doctype html><title>x</title><p>Baseline</p>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_args: Any) -> None:
+        pass
+
+
+def measure(browser: Any, url: str, cookies: dict[str, str]) -> dict[str, float]:
+    """Open `url` once in a fresh context on slow 3G; return its timings."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-US")
+    try:
+        if cookies:
+            context.add_cookies([{"name": k, "value": v, "url": url} for k, v in cookies.items()])
+        page = context.new_page()
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+        cdp.send("Network.emulateNetworkConditions", SLOW_3G)
+        response = page.goto(url, wait_until="load", timeout=60_000)
+        assert response is not None and response.status == 200, (url, response and response.status)
+        page.wait_for_function("performance.getEntriesByName('first-contentful-paint').length > 0", timeout=30_000)
+        timings: dict[str, float] = page.evaluate(TIMINGS_JS)
+        return timings
+    finally:
+        context.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    baseline_server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Baseline)
+    threading.Thread(target=baseline_server.serve_forever, daemon=True).start()
+    baseline_url = f"http://127.0.0.1:{baseline_server.server_address[1]}/"
+    with tempfile.TemporaryDirectory() as tmp:
+        server = Server(Path(tmp) / "instance")
+        server.start()
+        try:
+            cookies, team_url, pilot_url = set_up(server)
+            pages = [("baseline (one-line page)", baseline_url, {}), ("team page", team_url, cookies), ("pilot page", pilot_url, {})]
+            for _name, url, jar in pages:  # the server's first render compiles templates: not the phone's cost
+                requests.get(url, cookies=jar, timeout=30)
+            results: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in pages}
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                try:
+                    for _ in range(args.runs):
+                        for name, url, jar in pages:
+                            results[name].append(measure(browser, url, jar))
+                finally:
+                    browser.close()
+        finally:
+            server.stop()
+            baseline_server.shutdown()
+    print(f"slow 3G (400 ms latency, 400 kbit/s each way), cold cache, phone viewport; median of {args.runs} runs")
+    base_fcp = statistics.median(r["fcp"] for r in results[pages[0][0]])
+    for name, _, _ in pages:
+        runs = results[name]
+        fcp = statistics.median(r["fcp"] for r in runs)
+        dcl = statistics.median(r["dcl"] for r in runs)
+        load = statistics.median(r["load"] for r in runs)
+        kib = statistics.median(r["bytes"] for r in runs) / 1024
+        verdict = "" if name.startswith("baseline") else f"; {fcp / base_fcp:.1f}x baseline; goal FCP < {GOAL_MS:.0f} ms: " + ("met" if fcp < GOAL_MS else f"MISSED by {fcp - GOAL_MS:.0f} ms")
+        print(f"  {name}: FCP {fcp:.0f} ms, DOMContentLoaded {dcl:.0f} ms, load {load:.0f} ms, {kib:.1f} KiB transferred{verdict}")
+
+
+if __name__ == "__main__":
+    main()
