@@ -173,6 +173,8 @@ def default_ruleset_data() -> dict[str, Any]:
 
 def ruleset_data_from(text: str | None) -> dict[str, Any]:
     """Return the ruleset a referee uploaded (a modified copy), or the default one."""
+    if text is not None and not isinstance(text, str):
+        raise MalformedAction("ruleset_toml must be the text of a ruleset file")
     if not text or not text.strip():
         return default_ruleset_data()
     if len(text) > 100_000:
