@@ -77,6 +77,7 @@ class Ctx:
     slips: dict[str, str]  # order id -> slip code
     spare_device: str
     other_gid: str
+    bs_gid: str  # a Battleship game, placing: team_a's client is its player A, team_b's its player B
     sockets: dict[str, Any] = field(default_factory=dict)
 
     def slip_of(self, role: str) -> str | None:
@@ -140,11 +141,17 @@ def ctx(app: Flask) -> Ctx:
     slips = {s["order"]: s["url"].rsplit("/s/", 1)[1] for c in (team_a, team_b) for s in ok(c.get(f"/api/games/{gid}/slips"))["slips"]}
     assert sorted(slips) == ["1A1", "1A2", "1B1", "1B2"]
 
+    # The Battleship routes are driven against a Battleship game the two team phones play.
+    made = team_a.post("/api/battleship/games", json={"ruleset": "sjoslag", "opponent": "friend", "name": "Pia", "opponent_name": "Per", "first": "A"})
+    assert made.status_code == 201, made.get_json()
+    bs_gid = made.get_json()["game"]
+    assert team_b.get(made.get_json()["links"]["join"]["B"].split("localhost", 1)[1]).status_code == 303
+
     clients = {
         "referee": referee, "team_a": team_a, "team_b": team_b, "pilot_a": app.test_client(),
         "public": app.test_client(), "stranger": stranger, "revoked": revoked, "tampered": app.test_client(),
     }
-    return Ctx(app, gid, clients, slips, devices[2]["id"], other["game"])
+    return Ctx(app, gid, clients, slips, devices[2]["id"], other["game"], bs_gid)
 
 
 # --- Secrets and side effects ------------------------------------------------------------------
@@ -257,10 +264,23 @@ ROUTES: dict[tuple[str, str], dict[str, int]] = {
     ("/api/games/<game_id>/slips", "GET"): only({"referee": 200, "team_a": 200, "team_b": 200}),
     ("/api/games/<game_id>/log.json", "GET"): only({"referee": 200}),
     ("/api/games/<game_id>/log.csv", "GET"): only({"referee": 200}),
+    # Battleship (ctx.bs_gid, placing). Anyone at the club may start a game; a player's page is its
+    # two players' own (anyone else is sent on to the projector view).
+    ("/battleship", "GET"): EVERYONE,
+    ("/battleship", "POST"): {r: 303 for r in ROLES},
+    ("/battleship/scores", "GET"): EVERYONE,
+    ("/b/<game_id>", "GET"): only({"team_a": 200, "team_b": 200}, 303),
+    ("/b/<game_id>/watch", "GET"): EVERYONE,
+    ("/b/<game_id>/rematch", "POST"): only({"team_a": 409, "team_b": 409}),
+    ("/api/battleship/games", "POST"): {r: 201 for r in ROLES},
+    ("/api/battleship/games/<game_id>/sea/check", "POST"): only({"referee": 200, "team_a": 200}),
+    ("/api/battleship/games/<game_id>/sea/random", "POST"): only({"referee": 200, "team_a": 200}),
+    ("/api/battleship/games/<game_id>/rematch", "POST"): only({"team_a": 409, "team_b": 409}),
+    ("/api/battleship/scores", "GET"): EVERYONE,
 }
 
 # Routes whose squares are not the game's: a fresh random fleet (not stored), the static API document.
-NO_GAME_SQUARES = {("/api/games/<game_id>/sea/random", "POST"), ("/api/openapi.json", "GET")}
+NO_GAME_SQUARES = {("/api/games/<game_id>/sea/random", "POST"), ("/api/openapi.json", "GET"), ("/api/battleship/games/<game_id>/sea/random", "POST")}
 
 # Socket events: "ok" = ack {ok: true}; else the ack's error code. `disconnect` has no ack.
 EVENTS: dict[str, dict[str, str]] = {
@@ -297,7 +317,8 @@ def test_every_route_and_event_has_an_expectation(app: Flask) -> None:
 
 def request_for(ctx: Ctx, rule: str, method: str, role: str) -> tuple[str, dict[str, Any]]:
     """Fill a route's path and body for one role."""
-    values = {"game_id": ctx.gid, "team": "A", "device_id": ctx.spare_device, "slip": ctx.path_slip(role), "code": "en"}
+    battleship = rule.startswith("/b/") or "battleship" in rule
+    values = {"game_id": ctx.bs_gid if battleship else ctx.gid, "team": "A", "device_id": ctx.spare_device, "slip": ctx.path_slip(role), "code": "en"}
     path = re.sub(r"<(?:\w+:)?(\w+)>", lambda m: values[m.group(1)], rule)
     slip = ctx.slip_of(role)
     kwargs: dict[str, Any] = {}
@@ -308,9 +329,11 @@ def request_for(ctx: Ctx, rule: str, method: str, role: str) -> tuple[str, dict[
         if rule.endswith("/actions"):
             body = {"action": REPORT, "client_id": f"probe-{role}"}
         elif rule.endswith("/sea/check"):
-            body = {"team": "A", "ships": ships_json(SEA_7)}
+            body = {"player": "A", "ships": []} if battleship else {"team": "A", "ships": ships_json(SEA_7)}
         elif rule.endswith("/sea/random"):
-            body = {"team": "A"}
+            body = {"player": "A"} if battleship else {"team": "A"}
+        elif rule == "/api/battleship/games":
+            body = {"ruleset": "zeeslag", "opponent": "computer", "level": "easy", "name": "Zed"}
         elif rule.endswith("/<device_id>") and method == "POST":
             body = {"name": f"renamed by {role}"}
         elif rule == "/api/games":
@@ -319,6 +342,11 @@ def request_for(ctx: Ctx, rule: str, method: str, role: str) -> tuple[str, dict[
             body["slip"] = slip
         if method == "POST" or body:
             kwargs["json"] = body
+    if battleship and method == "POST" and not rule.startswith("/api/"):
+        # The lobby's and end screen's forms carry the session's CSRF token, as a browser would.
+        lobby = ctx.clients[role].get("/battleship").get_data(as_text=True)
+        token = re.search(r'name="csrf_token" value="([^"]+)"', lobby).group(1)  # type: ignore[union-attr]
+        kwargs["data"] = {"csrf_token": token, "ruleset": "zeeslag", "opponent": "computer", "level": "easy", "name": "Zed"}
     if rule == "/games/new" and method == "POST":
         form = {"team1_name": "Owls", "team1_players": "Oz\nOla\nOli\nOde", "team2_name": "Rays", "team2_players": "Ra\nRo\nRi\nRu"}
         if role == "referee":

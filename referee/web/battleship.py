@@ -267,10 +267,10 @@ def rematch(game_id: str, state: bs.State, role: str) -> dict[str, Any]:
     Both players' next game is the same one: it is found again by a join token labelled with the
     old game's id, so the second player to ask joins the first one's rematch.
     """
-    if state.phase != "over":
-        abort(409, description=_("The game is not over yet."))
     if not role.startswith("player:"):
         abort(403, description=_("Only a player of this game may ask for a rematch."))
+    if state.phase != "over":
+        abort(409, description=_("The game is not over yet."))
     side = current_team(game_id) or role.split(":")[1]
     label = f"rematch:{game_id}"
     with reading(db.engine) as conn:

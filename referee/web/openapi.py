@@ -21,6 +21,7 @@ THROW = {
         {"type": "object", "properties": {"hands": {"type": "array", "items": {"type": "string", "enum": ["rock", "paper", "scissors"]}, "minItems": 2, "maxItems": 2}}, "required": ["hands"], "additionalProperties": False},
     ]
 }
+PLAYER = {"type": "string", "enum": ["A", "B"]}
 SHIP = {"type": "object", "properties": {"id": {"type": "string"}, "kind": {"type": "string"}, "squares": {"type": "array", "items": SQUARE}}, "required": ["kind", "squares"]}
 
 
@@ -70,6 +71,10 @@ ACTIONS: dict[str, dict[str, Any]] = {
     "forfeit": _action("forfeit", {"team": TEAM, "reason": {"type": "string"}}, ["team", "reason"], "Declare a forfeit (referee)."),
     "end_game": _action("end_game", {"reason": {"type": "string"}}, [], "End the game, decided by the tie-breaks (referee)."),
     "void": _action("void", {"seq": {"type": "integer", "minimum": 2}, "reason": {"type": "string"}}, ["seq", "reason"], "Void an earlier event; the state is recomputed (referee)."),
+    # Battleship (Zeeslag, Sjøslag): the same actions route, a game of mode "battleship".
+    "battleship_place_fleet": _action("place_fleet", {"player": PLAYER, "ships": {"type": "array", "items": SHIP}, "sea": {"type": "string", "maxLength": 2000}}, ["player"], "Battleship: place a player's whole fleet (ships, or a sea text)."),
+    "battleship_fire": _action("fire", {"player": PLAYER, "squares": {"type": "array", "items": SQUARE, "minItems": 1, "maxItems": 100}, "version": {"type": "integer"}}, ["player", "squares"], "Battleship: fire one turn's shots (a salvo sends all its squares)."),
+    "battleship_forfeit": _action("forfeit", {"player": PLAYER, "reason": {"type": "string", "maxLength": 300}}, ["player"], "Battleship: a player resigns, or the referee records a forfeit."),
 }
 
 ERROR = {"type": "object", "properties": {"error": {"type": "string"}, "message": {"type": "string"}}, "required": ["error", "message"]}
@@ -143,8 +148,32 @@ def build_spec() -> dict[str, Any]:
     spec.path(path="/api/games/{game_id}/slips", operations={"get": {"summary": "A round's order slips", "parameters": [GAME_ID, {"name": "round", "in": "query", "schema": {"type": "integer", "minimum": 1}}], "responses": {"200": {"description": "Slips", **_json({"type": "object"})}, **_refusals(400, 403, 404)}}})
     for ext, mime in (("json", "application/json"), ("csv", "text/csv")):
         spec.path(path=f"/api/games/{{game_id}}/log.{ext}", operations={"get": {"summary": f"Download the log as {ext.upper()}", "parameters": [GAME_ID], "responses": {"200": {"description": "Log", "content": {mime: {"schema": {"type": "string"} if ext == "csv" else {"type": "object"}}}}, **_refusals(403, 404)}}})
+    _battleship_paths(spec, view)
     spec.path(path="/api/health", operations={"get": {"summary": "Health", "responses": {"200": {"description": "OK", **_json({"type": "object"})}, "503": {"description": "Database down"}}}})
     return spec.to_dict()
+
+
+def _battleship_paths(spec: APISpec, view: dict[str, Any]) -> None:
+    """The Battleship routes (referee/web/battleship.py); play goes through /api/games/{game_id}/actions."""
+    created = {"type": "object", "properties": {"game": {"type": "string"}, "links": {"type": "object"}}}
+    new_game = {
+        "type": "object",
+        "properties": {
+            "ruleset": {"type": "string", "enum": ["zeeslag", "zeeslag-salvo", "sjoslag"]},
+            "opponent": {"type": "string", "enum": ["friend", "computer", "hotseat"]},
+            "name": {"type": "string", "maxLength": 40}, "opponent_name": {"type": "string", "maxLength": 40},
+            "level": {"type": "string", "enum": ["easy", "strong"]}, "first": {"type": "string", "enum": ["A", "B", "coin"]},
+            "per_shot": {"type": "boolean"},
+        },
+    }
+    spec.path(path="/api/battleship/games", operations={"post": {"summary": "Battleship: start a game; the caller's browser becomes player A (both sides for pass-and-play)", "requestBody": {"required": True, **_json(new_game)}, "responses": {"201": {"description": "Created", **_json(created)}, **_refusals(400, 409)}}})
+    for name, about in (("check", "Battleship: check a draft fleet; nothing is stored"), ("random", "Battleship: a random legal fleet; nothing is stored")):
+        props: dict[str, Any] = {"player": PLAYER}
+        if name == "check":
+            props["ships"] = {"type": "array", "items": SHIP, "maxItems": 26}
+        spec.path(path=f"/api/battleship/games/{{game_id}}/sea/{name}", operations={"post": {"summary": about, "parameters": [GAME_ID], "requestBody": {"required": True, **_json({"type": "object", "properties": props, "required": list(props)})}, "responses": {"200": {"description": "Answer", **_json({"type": "object"})}, **_refusals(400, 403, 404)}}})
+    spec.path(path="/api/battleship/games/{game_id}/rematch", operations={"post": {"summary": "Battleship: start or join the rematch of a finished game (a player)", "parameters": [GAME_ID], "responses": {"200": {"description": "The rematch", **_json(created)}, **_refusals(403, 404, 409)}}})
+    spec.path(path="/api/battleship/scores", operations={"get": {"summary": "Battleship: the scoreboard of the evening (wins per player name)", "responses": {"200": {"description": "Scores", **_json({"type": "object"})}}}})
 
 
 @bp.get("/api/openapi.json")
