@@ -79,9 +79,9 @@ class Server:
             if proc.poll() is not None:
                 raise AssertionError("the server stopped:\n" + self.tail())
             try:
-                urllib.request.urlopen(f"{self.base}/api/health", timeout=1)
+                urllib.request.urlopen(f"{self.base}/api/health", timeout=2)
                 return
-            except (urllib.error.URLError, ConnectionError):
+            except OSError:  # URLError, refused or reset, or a read timeout while it is busy
                 time.sleep(0.1)
         self.stop()
         raise AssertionError("the server did not answer:\n" + self.tail())
