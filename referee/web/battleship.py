@@ -90,6 +90,10 @@ def view_of(state: bs.State, role: str, game_id: str) -> dict[str, Any]:
     rules["title"] = rules["names"].get(lang, rules["name"])
     for kind in rules["fleet"]:
         kind["title"] = kind["names"].get(lang, kind["name"])
+    for action in view.get("actions", []):
+        # The free squares are every square not yet shot: the page knows them from the shots,
+        # and leaving them out keeps each push small (and every ship square out of the bytes).
+        action.pop("squares", None)
     view["game"] = game_id
     return view
 
