@@ -219,7 +219,7 @@ def test_salvo_defender_reports_how_many_on_which_ships_and_any_sunk_but_not_whi
         assert view["volleys"]["A"][-1]["hits"] == 3
     # The defender knows which squares hit, on its own ocean.
     mine = bs.view_for(game.state, "player:B")["boards"]["B"]["shots"]
-    assert [s["result"] for s in mine] == ["sunk", "sunk", "hit", "miss", "miss"]
+    assert [(s["result"], s["ship"]) for s in mine] == [("sunk", "destroyer"), ("sunk", "destroyer"), ("hit", "carrier"), ("miss", None), ("miss", None)]
 
 
 def test_salvo_a_referee_may_pick_report_per_shot_instead_a_common_house_rule() -> None:

@@ -658,7 +658,8 @@ def _ruleset_view(rs: BattleshipRuleset) -> JSON:
 
 
 def _truth(state: State, owner: str) -> list[JSON]:
-    """Every shot at a sea as its owner knows it: the square, hit or miss, the ship's letter."""
+    """Every shot at a sea as its owner knows it: the square, miss/hit/sunk (every square of a sunk ship
+    reads "sunk"), the ship's kind (as in `Shot.to_dict`) and its letter."""
     grid = state.grid()
     side = state.players[owner]
     where = {s: ship for ship in side.ships for s in ship.squares}
@@ -666,7 +667,7 @@ def _truth(state: State, owner: str) -> list[JSON]:
     for square in side.shot_at:
         ship = where.get(square)
         result = "miss" if ship is None else "sunk" if ship.id in side.sunk else "hit"
-        shots.append({"square": grid.square_name(square), "result": result, "ship": ship.id if ship else None, "kind": ship.kind if ship else None})
+        shots.append({"square": grid.square_name(square), "result": result, "ship": ship.kind if ship else None, "letter": ship.id if ship else None})
     return shots
 
 
