@@ -627,3 +627,32 @@ def test_cli_rules_check_broken_battleship_ruleset(tmp_path: Path) -> None:
     result = CliRunner().invoke(rules_group, ["check", str(path)])
     assert result.exit_code == 1
     assert result.output.strip() == f"{path}: play.report: 'loud' is not one of: named, hit_miss_sunk, totals"
+
+
+# --- The store keeps Battleship games like air-raid ones --------------------------------------
+
+
+def test_the_store_replays_and_snapshots_a_battleship_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee.store import MODES, Store, make_engine, migrate
+
+    monkeypatch.setitem(MODES, bs.MODE, bs)
+    engine = make_engine(f"sqlite:///{tmp_path / 'store.sqlite3'}")
+    migrate(engine)
+    store = Store(engine, snapshot_every=5)
+    action = {"type": "create_game", "ruleset": ruleset_raw("sjoslag"), "players": {"A": "Eva", "B": "Ola"}, "first": "A"}
+    gid = store.create_game(bs.MODE, action, at=1.0, by="player:A").game_id
+    for p in "AB":
+        store.execute(gid, {"type": "place_fleet", "player": p, "sea": SJO_SPREAD}, at=2.0, by=f"player:{p}")
+    rng = random.Random(11)
+    while True:
+        state, version = store.load(gid)
+        if state.phase != "playing":
+            break
+        fire = next(a for a in bs.legal_actions(state, f"player:{state.turn}") if a["type"] == "fire")
+        store.execute(gid, {"type": "fire", "player": state.turn, "squares": rng.sample(fire["squares"], 1)}, at=3.0, by=f"player:{state.turn}", client_id=f"c{version}", version=version)
+    with pytest.raises(StaleVersion):
+        store.execute(gid, {"type": "forfeit", "player": "A"}, at=4.0, by="player:A", version=version - 1)
+    fresh, fresh_version = Store(engine, snapshot_every=5).load(gid)  # from the newest snapshot and the events after it
+    assert fresh_version == version and bs.state_to_dict(fresh) == bs.state_to_dict(state)
+    assert bs.outcome(fresh) is not None
+    engine.dispose()
