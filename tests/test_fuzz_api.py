@@ -34,7 +34,7 @@ CALLERS = ["nobody", "stranger", "pilot", "team_a", "referee"]
 
 # The refusal codes the app answers with (rules core, store, HTTP errors).
 ERROR_CODES = {
-    "malformed", "illegal", "not_your_turn", "game_over", "stale", "forbidden", "not_found",
+    "malformed", "illegal", "not_your_turn", "game_over", "stale", "forbidden", "not_found", "bad_request",
     "impossible", "method_not_allowed", "unsupported_media_type", "request_entity_too_large",
     "too_many_requests",
 }

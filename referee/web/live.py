@@ -89,7 +89,8 @@ def _refusal(exc: Exception) -> dict[str, Any]:
     if isinstance(exc, GameNotFound):
         return {"ok": False, "error": "not_found", "message": "There is no such game."}
     if isinstance(exc, HTTPException):
-        return {"ok": False, "error": "forbidden" if exc.code == 403 else "refused", "message": exc.description or ""}
+        error = {403: "forbidden", 404: "not_found"}.get(exc.code or 0, "refused")
+        return {"ok": False, "error": error, "message": exc.description or ""}
     if isinstance(exc, StoreError):
         return {"ok": False, "error": "busy", "message": "The server is busy; your entry will be sent again."}
     log.exception("unexpected error in a socket handler")
