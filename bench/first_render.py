@@ -8,9 +8,11 @@ bench/page_weight.py does), then opens each page in headless Debian Chromium (Pl
 per run (cold cache, cache disabled too) and the network throttled through the Chrome DevTools
 Protocol (`Network.emulateNetworkConditions`): 400 ms latency, 400 kbit/s down and up, the
 "Slow 3G" profile of Lighthouse and the issue. First Contentful Paint comes from the Performance
-API (`first-contentful-paint`), DOMContentLoaded and load from the navigation entry, all in ms
-from the start of navigation. Baseline in the same run: a one-line HTML page from a bare
+API (`first-contentful-paint`), DOMContentLoaded and load from the navigation entry, and the
+arrival of the last script (after the network goes idle: static/js/boot.js fetches the scripts
+only after the first paint, so they may come after `load`), all in ms from the start of navigation. Baseline in the same run: a one-line HTML page from a bare
 Python HTTP server on the same machine under the same throttling (the floor: one request).
+A diagnostic row loads the team page with its scripts refused: the floor our HTML and CSS set.
 Each page is fetched once unthrottled first, so the server's template compilation is not counted.
 Goal (issue 4): FCP < 1.5 s.
 """
@@ -44,8 +46,11 @@ GOAL_MS = 1500.0
 TIMINGS_JS = """() => {
   const nav = performance.getEntriesByType('navigation')[0];
   const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+  const resources = performance.getEntriesByType('resource');
+  const scripts = resources.filter((r) => r.name.endsWith('.js')).map((r) => r.responseEnd);
   return {fcp: fcp ? fcp.startTime : null, dcl: nav.domContentLoadedEventEnd, load: nav.loadEventEnd,
-          bytes: performance.getEntriesByType('resource').reduce((s, r) => s + r.transferSize, nav.transferSize)};
+          scripts: scripts.length ? Math.max(...scripts) : 0,
+          bytes: resources.reduce((s, r) => s + r.transferSize, nav.transferSize)};
 }"""
 
 
@@ -84,20 +89,23 @@ class Baseline(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def measure(browser: Any, url: str, cookies: dict[str, str]) -> dict[str, float]:
-    """Open `url` once in a fresh context on slow 3G; return its timings."""
+def measure(browser: Any, url: str, cookies: dict[str, str], block_scripts: bool = False) -> dict[str, float]:
+    """Open `url` once in a fresh context on slow 3G (scripts refused if `block_scripts`); return its timings."""
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-US")
     try:
         if cookies:
             context.add_cookies([{"name": k, "value": v, "url": url} for k, v in cookies.items()])
         page = context.new_page()
+        if block_scripts:
+            page.route("**/*.js", lambda route: route.abort())
         cdp = context.new_cdp_session(page)
         cdp.send("Network.enable")
         cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
         cdp.send("Network.emulateNetworkConditions", SLOW_3G)
         response = page.goto(url, wait_until="load", timeout=60_000)
         assert response is not None and response.status == 200, (url, response and response.status)
-        page.wait_for_function("performance.getEntriesByName('first-contentful-paint').length > 0", timeout=30_000)
+        page.wait_for_function("() => performance.getEntriesByName('first-contentful-paint').length > 0", timeout=30_000)
+        page.wait_for_load_state("networkidle", timeout=60_000)  # the scripts boot.js fetches after the paint
         timings: dict[str, float] = page.evaluate(TIMINGS_JS)
         return timings
     finally:
@@ -118,16 +126,16 @@ def main() -> None:
         server.start()
         try:
             cookies, team_url, pilot_url = set_up(server)
-            pages = [("baseline (one-line page)", baseline_url, {}), ("team page", team_url, cookies), ("pilot page", pilot_url, {})]
-            for _name, url, jar in pages:  # the server's first render compiles templates: not the phone's cost
+            pages = [("baseline (one-line page)", baseline_url, {}, False), ("team page", team_url, cookies, False), ("pilot page", pilot_url, {}, False), ("team page, scripts refused (HTML + CSS only)", team_url, cookies, True)]
+            for _name, url, jar, _block in pages:  # the server's first render compiles templates: not the phone's cost
                 requests.get(url, cookies=jar, timeout=30)
-            results: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in pages}
+            results: dict[str, list[dict[str, float]]] = {name: [] for name, _, _, _ in pages}
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 try:
                     for _ in range(args.runs):
-                        for name, url, jar in pages:
-                            results[name].append(measure(browser, url, jar))
+                        for name, url, jar, block in pages:
+                            results[name].append(measure(browser, url, jar, block))
                 finally:
                     browser.close()
         finally:
@@ -135,14 +143,15 @@ def main() -> None:
             baseline_server.shutdown()
     print(f"slow 3G (400 ms latency, 400 kbit/s each way), cold cache, phone viewport; median of {args.runs} runs")
     base_fcp = statistics.median(r["fcp"] for r in results[pages[0][0]])
-    for name, _, _ in pages:
+    for name, _, _, _ in pages:
         runs = results[name]
         fcp = statistics.median(r["fcp"] for r in runs)
         dcl = statistics.median(r["dcl"] for r in runs)
         load = statistics.median(r["load"] for r in runs)
         kib = statistics.median(r["bytes"] for r in runs) / 1024
+        scripts = statistics.median(r["scripts"] for r in runs)
         verdict = "" if name.startswith("baseline") else f"; {fcp / base_fcp:.1f}x baseline; goal FCP < {GOAL_MS:.0f} ms: " + ("met" if fcp < GOAL_MS else f"MISSED by {fcp - GOAL_MS:.0f} ms")
-        print(f"  {name}: FCP {fcp:.0f} ms, DOMContentLoaded {dcl:.0f} ms, load {load:.0f} ms, {kib:.1f} KiB transferred{verdict}")
+        print(f"  {name}: FCP {fcp:.0f} ms, DOMContentLoaded {dcl:.0f} ms, load {load:.0f} ms, last script in {scripts:.0f} ms, {kib:.1f} KiB transferred{verdict}")
 
 
 if __name__ == "__main__":

@@ -63,6 +63,10 @@ class Tally:
     latencies: list[float] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def refuse(self) -> None:
+        with self.lock:
+            self.refused += 1
+
     def add(self, seconds: float, events: list[dict[str, Any]]) -> None:
         with self.lock:
             self.accepted += 1
@@ -102,7 +106,7 @@ def store_path(store: Store) -> Callable[[int, float, Tally], None]:
                 try:
                     result = store.execute(gid, action, at=time.time(), by=by)
                 except RulesError:
-                    tally.refused += 1
+                    tally.refuse()
                     continue
                 tally.add(time.perf_counter() - t, [e.to_dict() for e in result.events])
                 state = result.state
@@ -132,7 +136,7 @@ def http_path(server: Server) -> Callable[[int, float, Tally], None]:
                 answer = ref.post(f"{server.base}/api/games/{gid}/actions", json={"action": action}, timeout=30)
                 elapsed = time.perf_counter() - t
                 if answer.status_code != 200:
-                    tally.refused += 1
+                    tally.refuse()
                     continue
                 events = answer.json()["events"]
                 tally.add(elapsed, events)

@@ -24,7 +24,7 @@ from referee.web.extensions import engine_of  # noqa: E402
 from tests.airraid_helpers import PLAYERS, ships_json  # noqa: E402
 
 GOAL_BYTES = 80_000  # issue 4: the team page with everything it loads, compressed
-ASSET = re.compile(r"""(?:src|href)="(/static/[^"]+)"|from\s+['"](\.{1,2}/[^'"]+|/static/[^'"]+)['"]|import\(['"]([^'"]+)['"]\)""")
+ASSET = re.compile(r"""(?:src|href|data-module|data-socketio)="(/static/[^"]+)"|from\s+['"](\.{1,2}/[^'"]+|/static/[^'"]+)['"]|import\(['"]([^'"]+)['"]\)""")
 
 
 def decode(body: bytes, encoding: str) -> bytes:
