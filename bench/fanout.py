@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 SCENARIOS = {"A": (1, 40, 10.0), "B": (50, 25, 1.0)}  # games, screens per game, reports/s per game
 SOCKETS_PER_CLIENT_PROCESS = 400
+PHONES_PER_TEAM = 3
 GRACE = 2.0  # seconds after the last report before a missing update counts as missed
 
 
@@ -215,13 +216,17 @@ def set_up_game(base: str, ref: Any, screens: int) -> tuple[str, list[str]]:
     for action in ({"type": "start_game"}, {"type": "set_defender", "team": "A", "pilot": "Amy"}, {"type": "set_defender", "team": "B", "pilot": "Bo"}, {"type": "start_round"}):
         ok = ref.post(f"{base}/api/games/{gid}/actions", json={"action": action}, timeout=30).json()
         assert ok["ok"], ok
+    # A few phones a team, each with several screens (tabs): joining costs setup time, and the
+    # fan-out is the same, since a push goes to the rooms of a role and a language.
+    phones = {team: [session_from(joins[team]) for _ in range(PHONES_PER_TEAM)] for team in "AB"}
     cookies = []
     for i in range(1, screens):  # screen 0 is the referee, who reports
         lang = "en" if i % 3 == 0 else None
         if i % 4 == 0:
             cookies.append(cookie_of(None, lang))  # a watcher: no cookie, the public view
         else:
-            cookies.append(cookie_of(session_from(joins["AB"[i % 2]]), lang))  # a team's phone
+            team = phones["AB"[i % 2]]
+            cookies.append(cookie_of(team[(i // 2) % PHONES_PER_TEAM], lang))  # a team's phone
     return gid, cookies
 
 
@@ -229,69 +234,71 @@ def set_up_game(base: str, ref: Any, screens: int) -> tuple[str, list[str]]:
 
 
 def worker() -> None:
-    """Client process: connect the screens given on stdin, record view arrivals until told to stop."""
+    """Client process: connect the screens given on stdin, record view arrivals until told to stop.
+
+    asyncio clients (one event loop, no thread per socket) keep the screens' own cost small.
+    """
+    import asyncio
+    import logging
+
     import socketio
 
+    logging.getLogger("engineio.client").setLevel(logging.CRITICAL)
+    logging.getLogger("socketio.client").setLevel(logging.CRITICAL)
     spec = json.loads(sys.stdin.readline())
     arrivals: dict[str, dict[int, list[float]]] = {}
     sizes: list[int] = []
-    lock = threading.Lock()
     clients: list[Any] = []
     errors: list[str] = []
     drops = [0]
     connected: dict[str, int] = {}
 
-    def connect(item: dict[str, Any]) -> None:
+    async def connect(item: dict[str, Any], gate: asyncio.Semaphore) -> None:
         game = item["game"]
-        client = socketio.Client(reconnection=False)
+        client = socketio.AsyncClient(reconnection=False)
         measured = [False]
 
-        def on_view(msg: dict[str, Any]) -> None:
+        async def on_view(msg: dict[str, Any]) -> None:
             now = time.perf_counter()
-            with lock:
-                arrivals.setdefault(game, {}).setdefault(int(msg["seq"]), []).append(now)
-                if not measured[0]:
-                    measured[0] = True
-                    sizes.append(len(json.dumps(msg, separators=(",", ":"))))
+            arrivals.setdefault(game, {}).setdefault(int(msg["seq"]), []).append(now)
+            if not measured[0]:
+                measured[0] = True
+                sizes.append(len(json.dumps(msg, separators=(",", ":"))))
 
-        def on_disconnect(*_: Any) -> None:
-            with lock:
-                drops[0] += 1
+        async def on_disconnect(*_: Any) -> None:
+            drops[0] += 1
 
         client.on("view", on_view)
         client.on("disconnect", on_disconnect)
-        try:
-            headers = {"Cookie": item["cookie"]} if item["cookie"] else {}
-            client.connect(spec["url"], headers=headers, transports=["websocket"], wait_timeout=30)
-            ack = client.call(spec["join"], {"game": game, "seq": 0}, timeout=30)
-            if not ack.get("ok"):
-                raise RuntimeError(str(ack))
-        except Exception as exc:  # a screen that cannot connect is reported, not fatal
-            with lock:
-                errors.append(f"{type(exc).__name__}: {exc}")
+        async with gate:
             try:
-                client.disconnect()
-            except Exception:
-                pass
-            return
-        with lock:
-            clients.append(client)
-            connected[game] = connected.get(game, 0) + 1
+                headers = {"Cookie": item["cookie"]} if item["cookie"] else {}
+                await client.connect(spec["url"], headers=headers, transports=["websocket"], wait_timeout=30)
+                ack = await client.call(spec["join"], {"game": game, "seq": 0}, timeout=30)
+                if not ack.get("ok"):
+                    raise RuntimeError(str(ack))
+            except Exception as exc:  # a screen that cannot connect is reported, not fatal
+                errors.append(f"{type(exc).__name__}: {exc}")
+                try:
+                    await client.disconnect()
+                except Exception:
+                    pass
+                return
+        clients.append(client)
+        connected[game] = connected.get(game, 0) + 1
 
-    with ThreadPoolExecutor(16) as pool:
-        list(pool.map(connect, spec["sockets"]))
-    print(json.dumps({"ready": len(clients), "connected": connected, "errors": errors[:5], "failed": len(errors)}), flush=True)
-    sys.stdin.readline()  # "stop"
-    with lock:
-        dropped = drops[0]
-        result = {"arrivals": arrivals, "sizes": sizes, "dropped": dropped}
-        data = json.dumps(result)
-    with ThreadPoolExecutor(16) as pool:
-        list(pool.map(lambda c: c.disconnect(), clients))
-    try:
-        print(data, flush=True)
-    finally:
-        os._exit(0)  # client threads may linger; the data is out
+    async def run() -> None:
+        gate = asyncio.Semaphore(32)
+        await asyncio.gather(*(connect(item, gate) for item in spec["sockets"]))
+        print(json.dumps({"ready": len(clients), "connected": connected, "errors": errors[:5], "failed": len(errors)}), flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)  # "stop"
+        data = json.dumps({"arrivals": arrivals, "sizes": sizes, "dropped": drops[0]})
+        try:
+            print(data, flush=True)
+        finally:
+            os._exit(0)  # no need to say goodbye on every socket; the data is out
+
+    asyncio.run(run())
 
 
 @dataclass
