@@ -50,6 +50,7 @@ tokens_t = cast(Table, Token.__table__)
 RULESETS = ("zeeslag", "zeeslag-salvo", "sjoslag")
 OPPONENTS = ("friend", "computer", "hotseat")
 HOTSEAT = "AB"  # the device subject of a pass-and-play phone: both sides
+OWN_LANGUAGE = {"zeeslag": "nl", "zeeslag-salvo": "nl", "sjoslag": "nb"}
 SCORE_HOURS = 12  # the club's evening: games finished in the last this many hours
 
 
@@ -88,6 +89,9 @@ def view_of(state: bs.State, role: str, game_id: str) -> dict[str, Any]:
     lang = current_lang()
     rules = view["ruleset"]
     rules["title"] = rules["names"].get(lang, rules["name"])
+    # The mode's own name, in its own language (Zeeslag is Dutch, Sjøslag Norwegian).
+    rules["own_lang"] = OWN_LANGUAGE.get(rules["id"], lang)
+    rules["own"] = rules["names"].get(rules["own_lang"], rules["title"])
     for kind in rules["fleet"]:
         kind["title"] = kind["names"].get(lang, kind["name"])
     for action in view.get("actions", []):
@@ -180,7 +184,7 @@ def ruleset_choices() -> list[dict[str, Any]]:
     rows = []
     for rid in RULESETS:
         rs = bs.battleship_from_dict(ruleset_data(rid), rid)
-        own = {"zeeslag": "nl", "zeeslag-salvo": "nl", "sjoslag": "nb"}[rid]
+        own = OWN_LANGUAGE[rid]
         rows.append({"id": rid, "own": rs.name_in(own), "here": rs.name_in(lang), "lang": own, "fleet": len(rs.fleet), "size": rs.size})
     return rows
 
