@@ -1569,14 +1569,20 @@ def _note_view(state: State, note: JSON, role: Role) -> JSON | None:
 
 
 def _log_view(state: State, role: Role, limit: int | None) -> list[JSON]:
+    """Return the newest `limit` log rows a role may see (all if no limit), oldest first."""
     rows: list[JSON] = []
-    for event in state.log:
+    # Newest first, stopping at the limit: every push makes this for every screen's role, and
+    # the log only grows, so walking all of it made pushes slower as the game went on.
+    for event in reversed(state.log):
+        if limit and len(rows) >= limit:
+            break
         notes = [n for n in (_note_view(state, n, role) for n in state.notes.get(event.seq, [])) if n]
         if role.kind == "referee":
             rows.append({**event.to_dict(), "notes": notes, "voided": state.voided.get(event.seq), "skipped": state.skipped.get(event.seq)})
         elif notes:
             rows.append({"seq": event.seq, "kind": event.kind, "at": event.at, "notes": notes})
-    return rows[-limit:] if limit else rows
+    rows.reverse()
+    return rows
 
 
 def _sea_view(state: State, team_id: str, reveal: bool) -> JSON:

@@ -70,10 +70,15 @@ def push_views(game_id: str, state: Any) -> None:
         # Pilots whose order was just removed or voided are no longer in the state: this
         # process's own sockets still know them, so their pages hear that the order is gone.
         roles.extend(r for g, r, _lang in _sockets.values() if g == game_id and r not in roles)
+        # Without a message queue every socket is this process's own: a view nobody here reads
+        # is not made (making and sending the views is most of a push's time).
+        in_use = None if current_app.config.get("REDIS_URL") else {(r, lang) for g, r, lang in _sockets.values() if g == game_id}
     for lang in current_app.config["LANGUAGES"]:
         # Each screen reads its own language: the views are made once per language in use.
         with force_locale(lang):
             for role in dict.fromkeys(roles):
+                if in_use is not None and (role, lang) not in in_use:
+                    continue
                 try:
                     view: dict[str, Any] | None = view_of(state, role, game_id)
                 except RulesError:
