@@ -118,3 +118,44 @@ def test_the_log_view_stops_at_its_limit_with_the_same_rows(seed: int) -> None:
         role = Role.from_str(name)
         for limit in (None, 0, 1, 12, 50, 10_000):
             assert airraid._log_view(state, role, limit) == old_log_view(state, role, limit), (name, limit)
+
+
+def old_say_all(value: Any) -> Any:
+    """say_all as it was before its fast paths for plain values."""
+    from referee.rules.errors import Msg, Name
+    from referee.web.i18n import current_lang, say
+
+    if isinstance(value, Msg):
+        return say(value)
+    if isinstance(value, Name):
+        return value.in_language(current_lang())
+    if isinstance(value, dict):
+        return {k: old_say_all(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [old_say_all(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("lang", ["cs", "en"])
+def test_say_all_translates_as_before(app: Flask, lang: str) -> None:
+    from collections import OrderedDict
+
+    from referee.rules.errors import Msg, Name
+    from referee.web.i18n import say_all
+
+    carrier = Name("carrier", {"cs": "letadlová loď"})
+    view = {
+        "plain": ["text", 3, 2.5, True, None, ("a", carrier)],
+        "msg": Msg("{ship} is sunk", ship=carrier),
+        "name": carrier,
+        "nested": OrderedDict(kinds=[carrier, {"deep": [Msg("no team {team!r}", team="C")]}]),
+    }
+    game = play(5, steps=120, check_views=False)
+    real = airraid.view_for(game.state, Role.from_str("referee"), now=2000.0)
+    with app.test_request_context(), force_locale(lang):
+        assert say_all(view) == old_say_all(view)
+        assert say_all(real) == old_say_all(real)
+        translated = say_all(view)
+    assert type(translated["name"]) is str and type(translated["msg"]) is str
+    if lang == "cs":
+        assert translated["name"] == "letadlová loď" and translated["nested"]["kinds"][0] == "letadlová loď"

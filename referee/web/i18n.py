@@ -65,8 +65,20 @@ def say(message: str) -> str:
     return localize(message, gettext, current_lang())
 
 
+# Exact types that hold no message: say_all returns them at once. A view has hundreds of
+# values and every push walks every screen's view, so the common cases come first.
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def say_all(value: Any) -> Any:
     """Translate every message of the core inside a view (dicts and lists walked, Msgs translated)."""
+    kind = type(value)
+    if kind is dict:
+        return {k: say_all(v) for k, v in value.items()}
+    if kind is list:
+        return [say_all(v) for v in value]
+    if kind in _PLAIN:  # Msg and Name are str subclasses, so never plain
+        return value
     from referee.rules.errors import Msg, Name
 
     if isinstance(value, Msg):
