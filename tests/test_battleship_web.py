@@ -155,7 +155,8 @@ def test_the_computer_places_and_answers_and_its_fleet_stays_hidden(app: Flask) 
     made = create(eva, opponent="computer", level="easy", name="Eva")
     gid = made["game"]
     view = ok(eva.get(f"/api/games/{gid}/view"))
-    assert view["players"]["B"] == {"name": "Computer", "computer": "easy", "placed": True}
+    # The default name is in the creator's language (Czech here: the app's home language).
+    assert view["players"]["B"] == {"name": "Počítač", "computer": "easy", "placed": True}
     assert "ships" not in view["boards"]["B"]
     placed = ok(act(eva, gid, {"type": "place_fleet", "player": "A", "ships": ships(FLEET_A)}))["view"]
     assert placed["phase"] == "playing" and placed["turn"] == "A"

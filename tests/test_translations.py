@@ -130,3 +130,87 @@ def act_in(client: Any, gid: str, action: dict[str, Any], lang: str) -> dict[str
     response = client.post(f"/api/games/{gid}/actions", json={"action": action}, headers={"Accept-Language": lang})
     assert response.status_code == 400, response.get_json()
     return response.get_json()  # type: ignore[no-any-return]
+
+
+# --- Dutch and Norwegian (bokmål): complete where the Battleship modes are played ------------
+#
+# Zeeslag is played in Dutch and Sjøslag in Norwegian, so every message of the Battleship pages,
+# the shared layout, and the rules core they show (the Battleship rules, the sea and placement
+# checks) must be translated. The air-raid-only pages may fall back to English in these two.
+
+ROOT = TRANSLATIONS.parent.parent
+BATTLESHIP_SOURCES = [
+    *sorted((ROOT / "templates" / "battleship").glob("*.html")),
+    ROOT / "templates" / "base.html",
+    ROOT / "templates" / "error.html",
+    ROOT / "referee" / "web" / "templates" / "home" / "index.html",
+    ROOT / "referee" / "web" / "battleship.py",
+    *(ROOT / "referee" / "rules" / f"{name}.py" for name in ("battleship", "sea", "grid", "placement", "errors")),
+]
+
+
+def battleship_msgids() -> set[str]:
+    """Every message the Battleship pages and their rules can show, extracted as pybabel does."""
+    from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_file
+
+    keywords = {**DEFAULT_KEYWORDS, "_l": None, "lazy_gettext": None, "Msg": None, "N_": None}
+    found: set[str] = set()
+    for path in BATTLESHIP_SOURCES:
+        method = "jinja2" if path.suffix == ".html" else "python"
+        for _line, message, _comments, _context in extract_from_file(method, str(path), keywords=keywords, options={"extensions": "jinja2.ext.do"}):
+            found.add(message[0] if isinstance(message, (tuple, list)) else message)
+    return found
+
+
+@pytest.fixture(scope="module", params=["nl", "nb"])
+def board_catalog(request: pytest.FixtureRequest) -> tuple[str, Catalog]:
+    with (TRANSLATIONS / request.param / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        return request.param, read_po(f)
+
+
+def test_the_battleship_sources_are_found() -> None:
+    ids = battleship_msgids()
+    assert {"Place your fleet", "it is {name}'s turn", "Skip to content"} <= ids and len(ids) > 200
+
+
+def test_every_battleship_message_is_translated_in_dutch_and_norwegian(board_catalog: tuple[str, Catalog]) -> None:
+    lang, catalog = board_catalog
+    assert catalog.num_plurals == 2
+    missing = []
+    for msgid in sorted(battleship_msgids()):
+        message = catalog.get(msgid) or next((m for m in entries(catalog) if key(m) == msgid), None)
+        if message is None or message.fuzzy or not all(forms(message)):
+            missing.append(msgid)
+    assert not missing, f"{len(missing)} {lang} messages of the Battleship pages untranslated: {missing[:20]}"
+    assert not [key(m) for m in entries(catalog) if m.fuzzy]
+
+
+def test_every_battleship_message_is_translated_in_czech(cs: Catalog) -> None:
+    keys = {key(m): m for m in entries(cs)}
+    missing = [i for i in sorted(battleship_msgids()) if i not in keys or not all(forms(keys[i]))]
+    assert not missing, missing[:20]
+
+
+def test_dutch_and_norwegian_placeholders_and_compiled(board_catalog: tuple[str, Catalog]) -> None:
+    lang, catalog = board_catalog
+    wrong = []
+    for m in entries(catalog):
+        source = m.id[-1] if m.pluralizable else m.id
+        for text in forms(m):
+            if text and (brace_fields(source) != brace_fields(text) or percent_fields(source) != percent_fields(text)):
+                wrong.append(key(m))
+    assert not wrong, wrong
+    with (TRANSLATIONS / lang / "LC_MESSAGES" / "messages.mo").open("rb") as f:
+        compiled = read_mo(f)
+    stale = [key(m) for m in entries(catalog) if any(forms(m)) and (compiled.get(m.id) is None or forms(compiled.get(m.id)) != forms(m))]
+    assert not stale, f"{lang} messages.mo is older than messages.po: {stale[:10]}"
+
+
+def test_the_battleship_pages_speak_dutch_and_norwegian(app: Any) -> None:
+    client = app.test_client()
+    nl = client.get("/battleship", headers={"Accept-Language": "nl-BE,en;q=0.5"}).get_data(as_text=True)
+    assert '<html lang="nl">' in nl and "Start het spel" in nl and "Wie begint?" in nl
+    nb = client.get("/battleship", headers={"Accept-Language": "no"}).get_data(as_text=True)
+    assert '<html lang="nb">' in nb and "Start spillet" in nb and "Hvem begynner?" in nb
+    # The air-raid pages fall back to English there, and say so in their language tag only.
+    assert "Lodě" in client.get("/battleship", headers={"Accept-Language": "cs"}).get_data(as_text=True)
