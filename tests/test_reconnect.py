@@ -312,3 +312,82 @@ def test_a_team_page_offline_and_through_a_server_kill_queues_and_catches_up(ser
     assert sorted(announced) == sorted([first.removeprefix("bomber-"), second.removeprefix("bomber-")]), announced
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert not errors, errors
+
+
+# ------------------------------------------------------------------ conn.js's outbox (Node)
+
+OUTBOX_CHECKS = r"""
+import assert from 'node:assert/strict';
+const { Connection } = await import(process.argv[1] + '/conn.js');
+
+// A stand-in for the Socket.IO client: connected, and it answers each action from a script.
+function fakeIo(answers, sent) {
+  return () => {
+    const handlers = {};
+    const socket = {
+      connected: true,
+      on(name, fn) { handlers[name] = fn; },
+      removeAllListeners() {},
+      connect() {},
+      disconnect() { socket.connected = false; },
+      timeout() {
+        return { emit(event, payload, cb) {
+          if (event !== 'action') { cb(null, event === 'time_ping' ? { server_time: Date.now() } : { ok: true, seq: 1, view: {} }); return; }
+          sent.push(payload.client_id);
+          setTimeout(() => cb(null, answers.shift()), 1);
+        } };
+      },
+    };
+    setTimeout(() => handlers.connect && handlers.connect(), 1);
+    return socket;
+  };
+}
+const mem = new Map();
+const storage = { getItem: (k) => mem.get(k) ?? null, setItem: (k, v) => mem.set(k, v), removeItem: (k) => mem.delete(k) };
+
+// "busy" and "rate_limited" mean "not now": the entry stays queued and goes again, same client id.
+for (const error of ['busy', 'rate_limited']) {
+  const sent = [];
+  const answers = [{ ok: false, error, message: 'later' }, { ok: true, seq: 7, events: [] }];
+  const conn = new Connection({ game: 'g' + error, io: fakeIo(answers, sent), storage, retryBaseMs: 5, retryMaxMs: 20, pingSamples: 1 });
+  const refused = [];
+  conn.on('refused', (d) => refused.push(d.result.error));
+  conn.start();
+  const reply = await conn.send({ type: 'announce_bombing', order: '1A1' });
+  assert.equal(reply.ok, true, error);
+  assert.deepEqual(refused, [], error);
+  assert.equal(sent.length, 2, error);
+  assert.equal(sent[0], sent[1], 'the same client id is sent again');
+  assert.equal(conn.queued, 0);
+  conn.stop();
+}
+
+// A refusal by the rules is an answer: the entry leaves the outbox at once, never sent again.
+{
+  const sent = [];
+  const conn = new Connection({ game: 'gr', io: fakeIo([{ ok: false, error: 'illegal', message: 'no' }], sent), storage, retryBaseMs: 5, pingSamples: 1 });
+  conn.start();
+  const reply = await conn.send({ type: 'announce_bombing', order: '1A1' });
+  assert.equal(reply.error, 'illegal');
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(sent.length, 1);
+  assert.equal(conn.queued, 0);
+  conn.stop();
+}
+console.log('outbox ok');
+"""
+
+
+def test_the_outbox_sends_again_when_the_server_says_not_now() -> None:
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js not installed: conn.js's outbox checks are skipped")
+    result = subprocess.run(
+        [node, "--input-type=module", "-e", OUTBOX_CHECKS, (ROOT / "static" / "js").as_uri()],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "outbox ok" in result.stdout

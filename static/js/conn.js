@@ -83,6 +83,10 @@ export function backoffMs(tries, baseMs = 1000, maxMs = 30000, random = Math.ran
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// Answers that mean "not now" rather than "no" (the database stayed locked, this page sent too
+// fast): nothing was applied, so the entry stays queued and goes again with the same client id.
+const NOT_NOW = new Set(['busy', 'rate_limited']);
+
 /** localStorage, or a memory stand-in where it is missing or refuses
  * (private browsing, storage full): the outbox then lasts until reload. */
 function defaultStorage() {
@@ -390,6 +394,7 @@ export class Connection extends EventTarget {
         let reply;
         try {
           reply = await this._emitAck(entry.event, entry.payload, this.ackTimeoutMs);
+          if (reply && reply.ok === false && NOT_NOW.has(reply.error)) throw new Error(reply.error);
         } catch {
           entry.tries = (entry.tries || 0) + 1;
           this.outbox.save();
