@@ -189,6 +189,8 @@ def retry_busy(fn: Callable[[], T], *, attempts: int = 8, base_delay: float = 0.
 
 def migrate(engine: Engine) -> None:
     """Upgrade the database to the newest Alembic revision (works from an installed wheel)."""
+    if _at_head(engine):
+        return  # the usual restart: importing Alembic would cost a third of a second for nothing
     from alembic import command
     from alembic.config import Config
 
@@ -204,6 +206,39 @@ def migrate(engine: Engine) -> None:
             command.upgrade(cfg, "head")
 
     retry_busy(run)
+
+
+def _head_revisions() -> set[str]:
+    """Return the head revision ids of the migration scripts, read as text (no Alembic import).
+
+    An empty set means "could not tell": the caller then lets Alembic decide.
+    """
+    import re
+
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for path in sorted((MIGRATIONS_DIR / "versions").glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        revision = re.search(r"^revision\s*(?::[^=]*)?=\s*[\"']([^\"']+)[\"']", source, re.M)
+        down = re.search(r"^down_revision\s*(?::[^=]*)?=(.*)$", source, re.M)
+        if revision is None or down is None:
+            return set()
+        revisions.add(revision.group(1))
+        parents.update(re.findall(r"[\"']([^\"']+)[\"']", down.group(1)))
+    return revisions - parents
+
+
+def _at_head(engine: Engine) -> bool:
+    """Tell whether the database is already at every head revision (False when unsure)."""
+    heads = _head_revisions()
+    if not heads:
+        return False
+    try:
+        with reading(engine) as conn:
+            stamped = {str(row[0]) for row in conn.execute(text("SELECT version_num FROM alembic_version"))}
+    except Exception:  # no table yet (a new database), or anything odd: Alembic decides
+        return False
+    return stamped == heads
 
 
 @contextmanager
