@@ -25,7 +25,7 @@ function start() {
     for (const owner of ['A', 'B']) {
       const box = $(`bs-watch-grid-${owner}`);
       if (!grids[owner]) grids[owner] = new SeaGrid(box, { cols: view.ruleset.size, rows: view.ruleset.size, label: t('bs.enemy_sea', { name: view.players[owner].name }) });
-      grids[owner].render({ cells: enemyCells(view.boards[owner], view.ruleset.letters, view.phase === 'over') });
+      grids[owner].render({ cells: enemyCells(view.boards[owner], view.ruleset.letters, view.phase === 'over', view.volleys[owner === 'A' ? 'B' : 'A'] || []) });
       relabel(box);
       const board = view.boards[owner];
       $(`bs-watch-fleet-${owner}`).replaceChildren(...countKinds(board.remaining || [], view.ruleset.fleet).map((r) => el('li', { class: r.n ? '' : 'is-gone' },

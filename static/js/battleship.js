@@ -38,10 +38,17 @@ export function expectedPlayer(view) {
  * grouped (from the "sunk" shot along its line of hits) so a sunk ship reads
  * as one dark outlined shape.
  */
-export function enemyCells(board, letters, revealShips = false) {
+export function enemyCells(board, letters, revealShips = false, volleys = []) {
   const cells = new Map();
   const key = (p) => `${p.col},${p.row}`;
-  const shots = board.shots || [];
+  // Salvo totals: a volley told "no hits" was all water, one told "all hits" all hit.
+  const deduced = new Map();
+  for (const v of volleys) {
+    if (v.shots.every((s) => s.result)) continue;
+    if (v.hits === 0) for (const s of v.shots) deduced.set(s.square, 'miss');
+    if (v.hits === v.shots.length) for (const s of v.shots) deduced.set(s.square, 'hit');
+  }
+  const shots = (board.shots || []).map((s) => (s.result || !deduced.has(s.square) ? s : { ...s, result: deduced.get(s.square) }));
   const hitAt = new Map();
   for (const s of shots) {
     const p = at(s.square, letters);
@@ -234,9 +241,14 @@ function start() {
     const newMine = mine.slice((before.volleys[me] || []).length);
     const newTheirs = theirs.slice((before.volleys[them] || []).length);
     if (newTheirs.length) {
-      const last = newTheirs[newTheirs.length - 1];
-      const words = newTheirs.map((v) => v.shots.map((s) => s.square).join(' ')).join(', ');
-      say(t('bs.they_fired', { name: nameOf(them), squares: words }), resultKind(last), newMine.length ? volleyWords(newMine[newMine.length - 1]) : '');
+      // Their shots at my sea, with what they struck (this player knows its own sea's truth),
+      // and under it what my own last volley did.
+      const truth = new Map((after.boards[me].shots || []).map((s) => [s.square, s.result]));
+      const squares = newTheirs.flatMap((v) => v.shots.map((s) => s.square));
+      const struck = squares.map((sq) => truth.get(sq)).filter((r) => r === 'hit' || r === 'sunk');
+      const words = squares.map((sq) => `${sq}${truth.get(sq) === 'hit' || truth.get(sq) === 'sunk' ? '✕' : ''}`).join(' ');
+      const kind = struck.includes('sunk') ? 'sunk' : struck.length ? 'hit' : 'water';
+      say(t('bs.they_fired', { name: nameOf(them), squares: words }), kind, mine.length ? volleyWords(mine[mine.length - 1]) : '');
     } else if (newMine.length) {
       const last = newMine[newMine.length - 1];
       say(volleyWords(last), resultKind(last));
@@ -336,7 +348,7 @@ function start() {
   function paintEnemy() {
     const enemy = enemyOf(view.me);
     ui.enemyGrid = grid($('bs-enemy-grid'), ui.enemyGrid, { label: t('bs.enemy_sea', { name: nameOf(enemy) }), onTap: (c) => tapEnemy(c) });
-    const cells = enemyCells(view.boards[enemy], letters(), view.phase === 'over');
+    const cells = enemyCells(view.boards[enemy], letters(), view.phase === 'over', view.volleys[view.me] || []);
     for (const sq of salvo) {
       const p = at(sq, letters());
       cells.push({ col: p.col, row: p.row, state: 'water', flags: ['selected'] });
@@ -345,7 +357,7 @@ function start() {
     relabel($('bs-enemy-grid'));
     $('bs-enemy-grid').classList.toggle('is-armed', myTurn());
     $('bs-enemy-title').textContent = view.phase === 'over' ? t('bs.enemy_revealed', { name: nameOf(enemy) })
-      : myTurn() ? t('bs.enemy_tap', { name: nameOf(enemy) }) : t('bs.enemy_sea', { name: nameOf(enemy) });
+      : t('bs.enemy_sea', { name: nameOf(enemy) });
     const board = view.boards[enemy];
     $('bs-enemy-fleet').replaceChildren(...countKinds(board.remaining || [], rs().fleet).map((r) => el('li', { class: r.n ? '' : 'is-gone' },
       el('span', { class: 'bs-ship-pic', 'data-size': String(r.size), 'aria-hidden': 'true', text: '■'.repeat(r.size) }),
