@@ -40,7 +40,7 @@ from referee.web.auth import Role, TokenKind, cookie_name, current_roles, curren
 from referee.web.extensions import db
 from referee.web.i18n import current_lang, say, say_all
 
-store_module.MODES.setdefault(bs.MODE, bs)  # type: ignore[arg-type]
+store_module.MODES.setdefault(bs.MODE, bs)
 
 log = logging.getLogger(__name__)
 bp = Blueprint("battleship", __name__)
@@ -303,11 +303,12 @@ def rematch(game_id: str, state: bs.State, role: str) -> dict[str, Any]:
         issue_token(db.engine, TokenKind.PROJECTOR, game_id=found, label=label)  # the marker, never handed out
         computer_moves(found, created.state)
         from referee.web import live
+        from referee.web.extensions import socketio
 
         # The other player's end screen offers to join (its button posts to the same route).
         for lang in current_app.config["LANGUAGES"]:
             for p in bs.PLAYERS:
-                live.socketio.emit("rematch", {"game": found}, to=live.room_of(game_id, f"player:{p}", lang))
+                socketio.emit("rematch", {"game": found}, to=live.room_of(game_id, f"player:{p}", lang))
     subject = side if side in (*bs.PLAYERS, HOTSEAT) else role.split(":")[1]
     return {"game": str(found), "devices": {subject: device_token(str(found), subject)}, "links": {"play": url_for("battleship.play_page", game_id=found, _external=True)}}
 
