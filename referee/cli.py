@@ -6,6 +6,7 @@ import ipaddress
 import os
 import socket
 import sys
+import uuid
 from typing import Any
 
 import click
@@ -78,12 +79,15 @@ def print_link(url: str) -> None:
 
 
 def _make_app(instance_path: str | None, database_url: str | None, redis_url: str | None) -> Flask:
-    """Create the app (which migrates the database) with the CLI's overrides."""
+    """Create the app (which migrates the database) with the CLI's overrides.
+
+    The round clock is not started here: the server starts it in the process that serves.
+    """
     from referee.web import create_app
 
     return create_app(
         instance_path=instance_path,
-        overrides={"DATABASE_URL": database_url, "REDIS_URL": redis_url},
+        overrides={"DATABASE_URL": database_url, "REDIS_URL": redis_url, "ROUND_CLOCK": False},
     )
 
 
@@ -233,7 +237,9 @@ def _gunicorn_available() -> bool:
 def _run_werkzeug(app: Flask, host: str, port: int) -> None:
     """Serve with Werkzeug's threaded server (one thread per connection; fine for a club)."""
     from referee.web.extensions import socketio
+    from referee.web.live import start_round_clock
 
+    start_round_clock(app)
     socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, debug=False, use_reloader=False)
 
 
@@ -245,13 +251,21 @@ def _run_gunicorn(app: Flask, host: str, port: int, threads: int) -> None:
     """
     from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
-    from referee.web.extensions import engine_of
+    from referee.web.extensions import engine_of, socketio
+    from referee.web.live import start_round_clock
 
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
     def post_fork(_server: Any, _worker: Any) -> None:
         # Connections opened before the fork (migrations) must not be shared with the child.
         engine_of(app).dispose(close=False)
+        manager = socketio.server.manager
+        if hasattr(manager, "host_id"):
+            # A message queue ignores messages from its own host id: the worker gets its own.
+            manager.host_id = uuid.uuid4().hex
+        # Here, in the worker: a thread started before the fork would tick in the master,
+        # whose pushes reach no socket.
+        start_round_clock(app)
 
     options: dict[str, Any] = {
         "bind": bind,

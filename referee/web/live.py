@@ -60,8 +60,11 @@ def room_of(game_id: str, role: str, lang: str) -> str:
     return f"game:{game_id}:as:{role}:{lang}"
 
 
-def push_views(game_id: str, state: Any) -> None:
-    """Send every role's fresh view to the sockets of that role (through the message queue if any)."""
+def push_views(game_id: str, state: Any, *, local: bool = False) -> None:
+    """Send every role's fresh view to the sockets of that role (through the message queue if any).
+
+    `local`: only to this process's own sockets, not through the message queue.
+    """
     from referee.web import modes
     from referee.web.games import view_of
 
@@ -83,7 +86,7 @@ def push_views(game_id: str, state: Any) -> None:
                     view: dict[str, Any] | None = view_of(state, role, game_id)
                 except RulesError:
                     view = None
-                socketio.emit("view", {"seq": state.version, "view": view}, to=room_of(game_id, role, lang))
+                socketio.emit("view", {"seq": state.version, "view": view}, to=room_of(game_id, role, lang), ignore_queue=local)
 
 
 def _refusal(exc: Exception) -> dict[str, Any]:
@@ -216,6 +219,29 @@ def end_rounds_on_time(app: Flask, now: float | None = None) -> list[str]:
     return ended
 
 
+def resend_views(app: Flask) -> list[str]:
+    """Send this process's sockets a fresh view of their games; return those games.
+
+    Runs when the message queue is subscribed again after an outage: views other processes
+    published meanwhile never reached these sockets. Each process resends to its own sockets
+    only, from the database, so every screen catches up without waiting for the next entry.
+    """
+    with _lock:
+        games = sorted({g for g, _role, _lang in _sockets.values()})
+    sent: list[str] = []
+    with app.app_context():
+        for game_id in games:
+            try:
+                state, _version = db.store.load(game_id)
+            except StoreError:
+                continue
+            push_views(game_id, state, local=True)
+            sent.append(game_id)
+    if sent:
+        log.warning("message queue back: resent the views of %d game(s)", len(sent))
+    return sent
+
+
 def start_round_clock(app: Flask, every: float = 0.25) -> None:
     """Run the deadline check in the background for as long as the server runs."""
 
@@ -231,6 +257,11 @@ def start_round_clock(app: Flask, every: float = 0.25) -> None:
 
 
 def init_app(app: Flask) -> None:
-    """Start the round clock unless testing (tests call end_rounds_on_time themselves)."""
-    if not app.config.get("TESTING"):
+    """Start the round clock unless testing (tests call end_rounds_on_time themselves).
+
+    ROUND_CLOCK = False leaves it to the caller: `referee serve` under gunicorn starts it in the
+    worker after the fork, since a thread started before it would run in the master, whose
+    pushes reach no socket (and, with a message queue, not even its own worker's).
+    """
+    if not app.config.get("TESTING") and app.config.get("ROUND_CLOCK", True):
         start_round_clock(app)

@@ -48,11 +48,33 @@ def init_app(app: Flask) -> None:
     # Flask-SocketIO keeps the options of an earlier init_app, a message queue's client
     # manager among them; a second app (tests, the CLI) must not inherit another's queue.
     socketio.server_options.pop("client_manager", None)
+    socketio.server_options.pop("message_queue", None)
+    queue_url = app.config.get("REDIS_URL") or None
+    queue: dict[str, Any] = {"message_queue": queue_url}
+    if queue_url and queue_url.startswith(("redis://", "rediss://")):
+        from referee.web.queue import RedisQueue
+
+        def resend() -> None:
+            from referee.web.live import resend_views
+
+            resend_views(app)
+
+        # Our manager: it resubscribes within seconds after a Redis restart, then resends views.
+        queue = {"client_manager": RedisQueue(queue_url, on_resubscribed=resend)}
     socketio.init_app(
         app,
         async_mode="threading",
-        message_queue=app.config.get("REDIS_URL") or None,
+        **queue,
         cors_allowed_origins=same_origin_checker(app.config.get("SOCKETIO_EXTRA_ORIGINS", ())),
         max_http_buffer_size=int(app.config["SOCKETIO_MAX_HTTP_BUFFER_SIZE"]),
         manage_session=False,
     )
+    # Behind a reverse proxy (deploy/nginx.conf): trust its X-Forwarded-For/-Proto/-Host/-Port
+    # only when told how many proxies there are (PROXY_FIX = 1). Off by default: a phone could
+    # otherwise forge its address (the token-failure limit counts per address) or the origin
+    # check's host. Wrapped outside Socket.IO's middleware so the websocket handshake sees it too.
+    proxies = int(app.config.get("PROXY_FIX") or 0)
+    if proxies > 0:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies)  # type: ignore[method-assign]
