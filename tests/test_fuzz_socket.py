@@ -263,3 +263,119 @@ def test_an_unknown_game_is_not_found(arena: Arena, sockets: dict[str, Any]) -> 
     for event in ("resync", "action"):
         ack = sockets["referee"].emit(event, {"game": arena.gid.upper(), "seq": 0, "action": {"type": "pause_timer"}}, callback=True)
         assert ack["ok"] is False and ack["error"] == "not_found" and ack["message"], ack
+
+
+# --- The message size limit, on the real server ------------------------------------------------------
+
+
+def _http(base: str, method: str, path: str, cookie: str = "", body: Any = None) -> tuple[int, dict[str, str], Any]:
+    """One request to the live server, redirects not followed; JSON bodies both ways."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    conn = http.client.HTTPConnection(urlsplit(base).netloc, timeout=30)
+    headers = {"Cookie": cookie, "Accept-Encoding": "identity"}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    conn.request(method, path, body=data, headers=headers)
+    response = conn.getresponse()
+    raw = response.read()
+    conn.close()
+    is_json = response.getheader("Content-Type", "").startswith("application/json")
+    return response.status, dict(response.getheaders()), json.loads(raw) if is_json else raw
+
+
+class _Socket:
+    """A bare Engine.IO v4 websocket speaking Socket.IO packets, as the browser's client does.
+
+    websocket-client, not simple-websocket's client: the latter sometimes misses a frame that
+    arrives with the handshake answer and sees the open packet only at the next ping (25 s).
+    """
+
+    def __init__(self, base: str, cookie: str) -> None:
+        import websocket  # type: ignore[import-untyped]
+
+        self.ws = websocket.create_connection(base.replace("http://", "ws://") + "/socket.io/?EIO=4&transport=websocket", header=[f"Cookie: {cookie}"], timeout=20)
+        opened = json.loads(self.ws.recv()[1:])
+        self.max_payload = int(opened["maxPayload"])
+        self.ws.send("40")
+        assert self.receive().startswith("40")
+        self.ack_id = 0
+
+    def receive(self) -> str:
+        while True:
+            packet = self.ws.recv()
+            if packet == "2":  # ping
+                self.ws.send("3")
+                continue
+            return str(packet)
+
+    def emit(self, event: str, data: Any) -> Any:
+        """Send an event and return its ack (pushed views before it are skipped)."""
+        self.ack_id += 1
+        self.ws.send(f"42{self.ack_id}" + json.dumps([event, data]))
+        while True:
+            packet = self.receive()
+            if packet.startswith(f"43{self.ack_id}["):
+                return json.loads(packet[len(f"43{self.ack_id}"):])[0]
+
+    def closed_by_server(self) -> bool:
+        """Read until the server closes the socket; False if it is still open after the timeout."""
+        import websocket
+
+        try:
+            while True:
+                packet = self.ws.recv()
+                if packet == "2":
+                    self.ws.send("3")
+                elif not packet:
+                    return True
+        except websocket.WebSocketConnectionClosedException:
+            return True
+        except websocket.WebSocketTimeoutException:
+            return False
+
+
+@pytest.fixture
+def server(tmp_path: Any) -> Iterator[Any]:
+    from .live_server import Server
+
+    running = Server(tmp_path / "instance")
+    running.start()
+    yield running
+    running.stop()
+
+
+def test_an_oversized_message_is_cut_off_and_changes_nothing(server: Any) -> None:
+    base, token = server.base, server.link.split("token=", 1)[1]
+    status, headers, _ = _http(base, "GET", f"/?token={token}")
+    assert status == 303
+    cookie = headers["Set-Cookie"].split(";", 1)[0]
+    teams = {"teams": [{"name": "Eagles", "players": ["Ann", "Ada", "Abe", "Amy"]}, {"name": "Sharks", "players": ["Bob", "Bea", "Ben", "Bo"]}]}
+    status, _, created = _http(base, "POST", "/api/games", cookie, teams)
+    assert status == 201, created
+    gid = created["game"]
+
+    sock = _Socket(base, cookie)
+    assert sock.max_payload == 64 * 1024  # not Engine.IO's default of 1 MB
+    assert sock.emit("resync", {"game": gid, "seq": 0})["ok"]
+    # Just under the limit: read, and refused by the rules (a reason is at most 300 characters).
+    under = sock.emit("action", {"game": gid, "client_id": "under", "action": {"type": "end_game", "reason": "x" * 60_000}})
+    assert under["ok"] is False and under["error"] == "malformed", under
+    _, _, events_before = _http(base, "GET", f"/api/games/{gid}/events", cookie)
+
+    # Over the limit: the server drops the socket without reading the entry.
+    sock.ws.send("42" + json.dumps(["action", {"game": gid, "client_id": "over", "action": {"type": "end_game", "reason": "x" * 100_000}}]))
+    assert sock.closed_by_server()
+
+    status, _, events_after = _http(base, "GET", f"/api/games/{gid}/events", cookie)
+    assert status == 200 and events_after == events_before
+    assert _http(base, "GET", "/api/health")[0] == 200
+    again = _Socket(base, cookie)  # the server serves the next socket as before
+    ack = again.emit("resync", {"game": gid, "seq": 0})
+    assert ack["ok"] and ack["view"]["phase"] == "setup", ack
+    assert "Traceback" not in "".join(server.output), server.tail()
+    again.ws.close()
+    sock.ws.close()
