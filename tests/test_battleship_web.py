@@ -224,3 +224,52 @@ def test_the_lobby_starts_each_mode_in_its_own_language(app: Flask) -> None:
     assert view["ruleset"]["title"] == "Zeeslag (salvo)" or view["ruleset"]["id"] == "zeeslag-salvo"
     assert [k["title"] for k in view["ruleset"]["fleet"]][0] == "vliegdekschip"
     assert client.get(f"/b/{gid}", headers={"Accept-Language": "nb"}).status_code == 200
+
+
+NODE_CHECKS = r"""
+import assert from 'node:assert/strict';
+const B = await import(process.argv[1] + '/battleship.js');
+
+// Pass-and-play shows the side to place (the first player first), then the side to move.
+const players = (a, b) => ({ A: { placed: a }, B: { placed: b } });
+assert.equal(B.expectedPlayer({ phase: 'placing', first: 'B', players: players(false, false) }), 'B');
+assert.equal(B.expectedPlayer({ phase: 'placing', first: 'B', players: players(false, true) }), 'A');
+assert.equal(B.expectedPlayer({ phase: 'playing', turn: 'A', first: 'B', players: players(true, true) }), 'A');
+
+// A sunk ship reads as one outlined shape: the straight run of hits through the "sunk" square.
+const board = { shots: [
+  { square: 'C4', result: 'hit' }, { square: 'D4', result: 'hit' }, { square: 'E4', result: 'sunk' },
+  { square: 'E5', result: 'hit' }, { square: 'A1', result: 'miss' },
+], marked: ['B3'] };
+const cells = Object.fromEntries(B.enemyCells(board, 'columns').map((c) => [`${c.col},${c.row}`, c]));
+assert.equal(cells['2,3'].state, 'sunk'); assert.equal(cells['3,3'].state, 'sunk'); assert.equal(cells['4,3'].state, 'sunk');
+assert.equal(cells['2,3'].ship, cells['4,3'].ship);
+assert.equal(cells['4,4'].state, 'hit');               // a hit of another ship stays a hit
+assert.equal(cells['0,0'].state, 'miss'); assert.ok(cells['0,0'].flags.includes('dimmed'));
+assert.equal(cells['1,2'].state, 'miss');              // the marked ring square
+// Zeeslag squares: "B6" is row B, column 6.
+assert.deepEqual(B.at('B6', 'rows'), { col: 5, row: 1 });
+// Salvo totals: an all-water volley marks its squares as misses; untold ones stay "called".
+const salvo = { shots: [{ square: 'A1', result: null }, { square: 'A2', result: null }, { square: 'B1', result: null }] };
+const told = B.enemyCells(salvo, 'rows', false, [
+  { shots: [{ square: 'A1' }, { square: 'A2' }], hits: 0 }, { shots: [{ square: 'B1' }], hits: 1, ships_hit: ['cruiser'], sunk: [] },
+].map((v) => ({ ...v, shots: v.shots.map((s) => ({ ...s, result: null })) })));
+const byKey = Object.fromEntries(told.map((c) => [`${c.col},${c.row}`, c.state]));
+assert.deepEqual(byKey, { '0,0': 'miss', '1,0': 'miss', '0,1': 'hit' });
+assert.deepEqual(B.countKinds(['cruiser', 'cruiser'], [{ kind: 'battleship', size: 4, title: 'slagskip' }, { kind: 'cruiser', size: 3, title: 'krysser' }, { kind: 'cruiser', size: 3 }]).map((r) => r.n), [0, 2]);
+console.log('battleship js ok');
+"""
+
+
+def test_page_script_pure_functions() -> None:
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js not installed: the Battleship page's JS checks are skipped")
+    js = (Path(__file__).resolve().parent.parent / "static" / "js").as_uri()
+    result = subprocess.run([node, "--input-type=module", "-e", NODE_CHECKS, js], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "battleship js ok" in result.stdout
