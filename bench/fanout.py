@@ -148,6 +148,18 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def cpu_seconds(pid: int) -> float:
+    """Return the CPU time (user + system) of a process and its children, in seconds."""
+    total = 0.0
+    for p in [pid, *_children(pid)]:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def _status(pid: int) -> tuple[int, float]:
     """Return (threads, RSS in MB) of a process from /proc."""
     try:
@@ -372,6 +384,8 @@ class Result:
     peak_threads: int = 0
     peak_rss_mb: float = 0.0
     mean_size: float = 0.0
+    cpu_share: float = 0.0  # the server's CPU time over the reporting time (1.0 = one core busy)
+    cpu_ms_per_report: float = 0.0
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -430,7 +444,9 @@ def run_one(
     result = Result(label)
     sockets = [{"game": gid, "cookie": c} for gid, cookies in games.items() for c in cookies]
     result.sockets = len(sockets) + len(games)
+    t = time.perf_counter()
     screens = start_screens(url, join, sockets, nprocs)
+    print(f"  {label}: {screens.connected} screens connected in {time.perf_counter() - t:.0f} s; reporting for {seconds:g} s", file=sys.stderr, flush=True)
     result.connect_failed = screens.failed
     result.errors = screens.errors
     senders = []
@@ -447,7 +463,11 @@ def run_one(
         senders.append((client, gid))
     time.sleep(1.0)
     server.start_sampling()
+    cpu0 = cpu_seconds(server.proc.pid)
+    t0 = time.perf_counter()
     sent, result.refused = send_reports(senders, rate, seconds, make)
+    result.cpu_share = (cpu_seconds(server.proc.pid) - cpu0) / (time.perf_counter() - t0)
+    result.cpu_ms_per_report = (cpu_seconds(server.proc.pid) - cpu0) * 1000 / max(1, len(sent))
     time.sleep(GRACE)
     arrivals, sizes, result.dropped = stop_screens(screens)
     result.peak_threads, result.peak_rss_mb = server.peak_threads, server.peak_rss_mb
@@ -477,7 +497,7 @@ def pct(values: list[float], q: float) -> float:
 def print_table(title: str, results: list[Result]) -> None:
     print()
     print(title)
-    head = f"{'server':<22}{'sockets':>8}{'reports':>8}{'missed':>8}{'p50':>8}{'p99':>8}{'max':>8}  |{'all p50':>8}{'all p99':>8}{'all max':>8}  |{'threads':>8}{'RSS MB':>8}"
+    head = f"{'server':<22}{'sockets':>8}{'reports':>8}{'missed':>8}{'p50':>8}{'p99':>8}{'max':>8}  |{'all p50':>8}{'all p99':>8}{'all max':>8}  |{'threads':>8}{'RSS MB':>8}{'cores':>6}{'CPU/rep':>8}"
     print(head)
     print("-" * len(head))
     for r in results:
@@ -485,7 +505,7 @@ def print_table(title: str, results: list[Result]) -> None:
             f"{r.label:<22}{r.sockets:>8}{r.reports:>8}{r.missed:>8}"
             f"{pct(r.deliveries, .5):>8.1f}{pct(r.deliveries, .99):>8.1f}{max(r.deliveries, default=float('nan')):>8.1f}  |"
             f"{pct(r.all_screens, .5):>8.1f}{pct(r.all_screens, .99):>8.1f}{max(r.all_screens, default=float('nan')):>8.1f}  |"
-            f"{r.peak_threads:>8}{r.peak_rss_mb:>8.0f}"
+            f"{r.peak_threads:>8}{r.peak_rss_mb:>8.0f}{r.cpu_share:>6.2f}{r.cpu_ms_per_report:>8.1f}"
         )
         extra = []
         if r.refused:
@@ -502,7 +522,8 @@ def print_table(title: str, results: list[Result]) -> None:
             f"{'ours / bare':<22}{'':>32}{pct(ours.deliveries, .5) / pct(bare.deliveries, .5):>7.1f}×{pct(ours.deliveries, .99) / pct(bare.deliveries, .99):>7.1f}×{'':>8}  |"
             f"{pct(ours.all_screens, .5) / pct(bare.all_screens, .5):>7.1f}×{pct(ours.all_screens, .99) / pct(bare.all_screens, .99):>7.1f}×"
         )
-    print("ms from the report's send to a screen's update (p50/p99/max per delivery); 'all': until the last screen of the game has it.")
+    print("ms from the report's send to a screen's update (p50/p99/max per delivery); 'all': until the last screen of the game has it;")
+    print("threads, RSS: the server's peak; cores: its CPU time over the reporting time; CPU/rep: its CPU ms per report.")
 
 
 def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse.Namespace) -> None:
@@ -555,9 +576,13 @@ def main() -> None:
     if "--worker" in sys.argv:
         worker()
         return
+    import logging
+
+    logging.getLogger("engineio.client").setLevel(logging.CRITICAL)
+    logging.getLogger("socketio.client").setLevel(logging.CRITICAL)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 2)[2])
     parser.add_argument("--scenario", choices=["A", "B", "both"], default="both")
-    parser.add_argument("--seconds", type=float, default=20.0, help="reporting time per run (default 20)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="reporting time per run (default 10)")
     parser.add_argument("--mode", choices=["threading", "gevent"], default="threading", help="the server's async mode (both servers)")
     parser.add_argument("--client-procs", type=int, default=0, help="client processes (default: 1 per 400 sockets, at least 2)")
     parser.add_argument("--no-bare", action="store_true", help="skip the bare python-socketio baseline")
