@@ -5,6 +5,8 @@
 Creates a game in a temporary instance, joins team A, writes one order, then fetches each page
 with `Accept-Encoding: gzip, deflate, br, zstd` (as Chromium asks) and follows its stylesheets,
 scripts, ES-module imports and the scripts static/js/boot.js loads (data-module, data-socketio).
+Every page is fetched twice: the first time makes the server's kept Brotli copies of the static
+files (referee/web/precompress.py), the second is measured, as a phone after the first would see.
 Goal (issue 4): the team page < 80,000 bytes compressed in total.
 """
 
@@ -22,6 +24,7 @@ from flask.testing import FlaskClient  # noqa: E402
 
 from referee.web import create_app  # noqa: E402
 from referee.web.auth import issue_server_referee_token  # noqa: E402
+from referee.web import precompress  # noqa: E402
 from referee.web.extensions import engine_of  # noqa: E402
 from tests.airraid_helpers import PLAYERS, ships_json  # noqa: E402
 
@@ -89,7 +92,11 @@ def main() -> None:
         ref.post(f"/api/games/{gid}/actions", json={"action": {"type": "start_game"}})
         team.post(f"/api/games/{gid}/actions", json={"action": {"type": "add_order", "team": "A", "pilot": "Ann", "kind": "fighter", "ship": "A", "corridor": "upper"}})
         slip = team.get(f"/api/games/{gid}/slips").get_json()["slips"][0]["url"].split("localhost", 1)[1]
-        for name, client, path in (("team page", team, f"/g/{gid}/team"), ("pilot page", app.test_client(), slip)):
+        pages = (("team page", team, f"/g/{gid}/team"), ("pilot page", app.test_client(), slip))
+        for _name, client, path in pages:
+            weigh(client, path)  # static files are compressed in the background after a first request
+        precompress.wait_until_compressed()
+        for name, client, path in pages:
             rows = weigh(client, path)
             total_c = sum(c for _, c, _ in rows)
             total_r = sum(r for _, _, r in rows)
