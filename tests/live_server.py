@@ -33,9 +33,22 @@ def free_port() -> int:
 class Server:
     """A `referee serve` process on a free port with its own instance folder."""
 
-    def __init__(self, instance: Path) -> None:
+    def __init__(
+        self,
+        instance: Path,
+        *,
+        database_url: str | None = None,
+        redis_url: str | None = None,
+        env: dict[str, str] | None = None,
+        port: int | None = None,
+    ) -> None:
         self.instance = instance
-        self.port = free_port()
+        self.port = port or free_port()
+        # Scale-out: several servers share one database and message queue (and the instance
+        # folder, for one secret key); `env` adds REFEREE_* settings such as REFEREE_PROXY_FIX.
+        self.database_url = database_url
+        self.redis_url = redis_url
+        self.extra_env = dict(env or {})
         self.proc: subprocess.Popen[str] | None = None
         self.link = ""
         self.output: list[str] = []
@@ -49,9 +62,15 @@ class Server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
         env["PYTHONUNBUFFERED"] = "1"
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+        env.update(self.extra_env)
+        args = ["serve", "--host", "127.0.0.1", "--port", str(self.port), "--instance-path", str(self.instance)]
+        if self.database_url:
+            args += ["--database-url", self.database_url]
+        if self.redis_url:
+            args += ["--redis-url", self.redis_url]
         self.link = ""
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "referee.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port), "--instance-path", str(self.instance)],
+            [sys.executable, "-m", "referee.cli", *args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT,
             # Its own process group: gunicorn's worker (the process that writes) dies with the master.
             start_new_session=True,
