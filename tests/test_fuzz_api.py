@@ -27,8 +27,8 @@ from referee.web.errors import _friendly
 
 from .fuzz_helpers import Arena, airborne_arena
 
-EXAMPLES = int(os.environ.get("REFEREE_FUZZ_EXAMPLES", "60"))
-"""Requests per caller and generation mode (positive, negative); raise it for a deeper run."""
+EXAMPLES = 60 * int(os.environ.get("REFEREE_FUZZ_SCALE", "1"))
+"""Requests per caller and generation mode (positive, negative); REFEREE_FUZZ_SCALE=10 for a deeper run."""
 
 CALLERS = ["nobody", "stranger", "pilot", "team_a", "referee"]
 

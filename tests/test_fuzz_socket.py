@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -31,7 +32,9 @@ from referee.web.openapi import ACTIONS
 
 from .fuzz_helpers import Arena, airborne_arena
 
-EXAMPLES = 150
+SCALE = int(os.environ.get("REFEREE_FUZZ_SCALE", "1"))
+"""REFEREE_FUZZ_SCALE=10 sends ten times as many payloads (a deeper run than CI's)."""
+EXAMPLES = 150 * SCALE
 
 # Every refusal code an ack may carry; "server" (an unexpected exception) is not among them.
 REFUSALS = {"malformed", "illegal", "not_your_turn", "game_over", "stale", "forbidden", "not_found", "busy"}
@@ -200,7 +203,7 @@ def test_replayed_and_stale_entries(arena: Arena, sockets: dict[str, Any], caplo
     """Against a model: a used client id is a duplicate (applied once); a version not the game's is stale."""
     referee = sockets["referee"]
 
-    @settings(max_examples=12, deadline=None, database=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @settings(max_examples=12 * SCALE, deadline=None, database=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(steps=REPLAY_STEPS)
     def sequence(steps: list[tuple[int, str, str]]) -> None:
         prefix = uuid.uuid4().hex[:8]  # each example starts with client ids never seen
