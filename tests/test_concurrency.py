@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, create_engine, select, text
+from sqlalchemy import Engine, create_engine, insert, select, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from referee.models import EventRow, Game
@@ -167,7 +167,7 @@ def test_eight_store_processes_lose_nothing_and_see_no_lock(db: str) -> None:
         game_seq = conn.execute(select(Game.seq).where(Game.id == gid)).scalar_one()
     assert seqs == list(range(1, total + 2)), "contiguous seqs 1..N"
     assert game_seq == total + 1
-    assert sorted(client_ids) == sorted(f"w{w}-{k}" for w in range(WRITERS) for k in range(EACH)), "each entry once"
+    assert sorted(str(c) for c in client_ids) == sorted(f"w{w}-{k}" for w in range(WRITERS) for k in range(EACH)), "each entry once"
     fresh = Store(engine, modes={"counter": CounterMode()})
     state, version = fresh.load(gid)
     assert (state.total, state.adds, version) == (total, total, total + 1), "no update lost"
@@ -269,5 +269,5 @@ def test_the_log_refuses_a_second_event_with_the_same_client_id(db: str) -> None
     store.execute(gid, {"type": "add", "n": 1}, at=1.0, by="referee", client_id="once")
     with pytest.raises(IntegrityError):
         with engine.begin() as conn:
-            conn.execute(EventRow.__table__.insert().values(game_id=gid, seq=3, kind="added", data='{"n":1}', at=2.0, by="x", batch_seq=3, client_id="once"))
+            conn.execute(insert(EventRow).values(game_id=gid, seq=3, kind="added", data='{"n":1}', at=2.0, by="x", batch_seq=3, client_id="once"))
     engine.dispose()

@@ -67,7 +67,8 @@ class Phone:
     def __init__(self, base: str, name: str) -> None:
         self.base = base
         self.name = name
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
         self.failures = 0  # requests that got no answer (connection refused/reset, timeout, 5xx)
 
     def _send(self, request: urllib.request.Request) -> tuple[int, Any]:
