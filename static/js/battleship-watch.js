@@ -24,7 +24,7 @@ function start() {
   function render() {
     for (const owner of ['A', 'B']) {
       const box = $(`bs-watch-grid-${owner}`);
-      if (!grids[owner]) grids[owner] = new SeaGrid(box, { cols: view.ruleset.size, rows: view.ruleset.size, label: t('bs.enemy_sea', { name: view.players[owner].name }) });
+      if (!grids[owner]) grids[owner] = new SeaGrid(box, { cols: view.ruleset.size, rows: view.ruleset.size, letters: view.ruleset.letters, label: t('bs.enemy_sea', { name: view.players[owner].name }) });
       grids[owner].render({ cells: enemyCells(view.boards[owner], view.ruleset.letters, view.phase === 'over', view.volleys[owner === 'A' ? 'B' : 'A'] || []) });
       relabel(box);
       const board = view.boards[owner];

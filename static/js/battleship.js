@@ -333,7 +333,7 @@ function start() {
   function grid(container, existing, options) {
     if (existing && ui.gridsFor === view.me) return existing;
     if (existing) existing.destroy();
-    return new SeaGrid(container, { cols: rs().size, rows: rs().size, ...options });
+    return new SeaGrid(container, { cols: rs().size, rows: rs().size, letters: letters(), ...options });
   }
 
   function relabel(container) {

@@ -267,6 +267,7 @@ export class SeaEditor {
       cols: this.o.cols,
       rows: this.o.rows,
       label: this.o.label,
+      letters: this.o.letters,
       onTap: (cell) => this._tap(cell),
       canDrag: (cell) => !this.disabled && cell.ship !== null && cell.ship !== undefined,
       onDrag: (d) => this._drag(d),

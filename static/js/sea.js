@@ -89,8 +89,8 @@ export function shipEdges(cells) {
 }
 
 /** Words for a cell, for aria-label: "C4 hit, cruiser, selected". */
-export function describeCell(cell) {
-  const parts = [`${squareName(cell.col, cell.row)} ${t(`sea.${cell.state}`)}`];
+export function describeCell(cell, name = squareName) {
+  const parts = [`${name(cell.col, cell.row)} ${t(`sea.${cell.state}`)}`];
   if (cell.note) parts.push(cell.note);
   for (const f of FLAGS) if (cell.flags.has(f)) parts.push(t(`sea.${f}`));
   return parts.join(', ');
@@ -104,6 +104,8 @@ export class SeaGrid {
    *   cells           cell records (squares not listed are water)
    *   label           accessible name of the grid ("Your sea")
    *   mini            smaller variant (target mini-grid)
+   *   letters         'columns' (default: "C4" is column C, row 4) or 'rows'
+   *                   ("B6" is row B, column 6: Zeeslag); names in data-square and labels
    *   onTap(cell, ev) called for a tap or Enter/Space on a square; cell is
    *                   {col, row, name, state, flags:[...], ship, note}.
    *                   Dimmed squares are reported too (so the page can say
@@ -180,7 +182,7 @@ export class SeaGrid {
         }
         node.dataset.col = String(col);
         node.dataset.row = String(row);
-        node.dataset.square = squareName(col, row);
+        node.dataset.square = this._name(col, row);
         this.buttons.set(`${col},${row}`, node);
         frag.append(node);
       }
@@ -257,9 +259,14 @@ export class SeaGrid {
     return s;
   }
 
+  // The board modes name squares either way: letters = 'rows' makes "B6" row B, column 6.
+  _name(col, row) {
+    return this.options.letters === 'rows' ? squareName(row, col) : squareName(col, row);
+  }
+
   _public(c) {
     return {
-      col: c.col, row: c.row, name: squareName(c.col, c.row),
+      col: c.col, row: c.row, name: this._name(c.col, c.row),
       state: c.state, flags: [...c.flags], ship: c.ship, note: c.note,
     };
   }
@@ -275,7 +282,7 @@ export class SeaGrid {
       for (const side of edges.get(key) || []) cls.push(`edge-${side}`);
       if (this.interactive && canDrag && canDrag(this._public(c))) cls.push('is-draggable');
       node.className = cls.join(' ');
-      node.setAttribute('aria-label', describeCell(c));
+      node.setAttribute('aria-label', describeCell(c, (col, row) => this._name(col, row)));
       if (this.interactive) {
         if (c.flags.has('dimmed')) node.setAttribute('aria-disabled', 'true');
         else node.removeAttribute('aria-disabled');
