@@ -161,9 +161,23 @@ def computer_moves(game_id: str, state: bs.State) -> bs.State:
     return state
 
 
+def after_action(game_id: str, state: bs.State) -> bs.State:
+    """After a person's action: close the friend's join link once play starts, then the computer plays."""
+    if state.phase == "playing" and state.turns == 0:
+        # Both fleets are placed: the QR code on player A's screen has done its job, and a
+        # photo of it must not make a third phone player B in the middle of the game.
+        with db.engine.begin() as conn:
+            conn.execute(
+                tokens_t.update()
+                .where(tokens_t.c.game_id == game_id, tokens_t.c.role == str(TokenKind.TEAM_JOIN), tokens_t.c.revoked_at.is_(None))
+                .values(revoked_at=time.time())
+            )
+    return computer_moves(game_id, state)
+
+
 modes.register(
     modes.WebMode(
-        name=bs.MODE, state_type=bs.State, role_in=role_in, view_of=view_of, push_roles=push_roles, after_action=computer_moves
+        name=bs.MODE, state_type=bs.State, role_in=role_in, view_of=view_of, push_roles=push_roles, after_action=after_action
     )
 )
 
