@@ -40,7 +40,11 @@ from .test_store import CounterMode
 WRITERS = 8
 EACH = 500
 NAIVE_EACH = 100  # the naive writers need fewer rounds to show their races (same 8 at once)
-CTX = multiprocessing.get_context("fork")  # separate processes, like separate servers
+# Separate processes, like separate servers. Not plain fork: pytest may run threads (live servers'
+# readers, browsers) by now, and a child forked while one of them holds a lock would hang on it.
+# The fork server is a clean single-threaded process that has imported this module once.
+CTX = multiprocessing.get_context("forkserver")
+CTX.set_forkserver_preload([__name__])
 
 
 def store_writer(db: str, gid: str, writer: int, start: Any, out: Any) -> None:
