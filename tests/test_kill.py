@@ -71,6 +71,7 @@ class Phone:
         self.jar = http.cookiejar.CookieJar()
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
         self.failures = 0  # requests that got no answer (connection refused/reset, timeout, 5xx)
+        self.server_errors: list[tuple[int, str]] = []  # 5xx answers: 503 (busy) is fair, 500 a bug
 
     def _send(self, request: urllib.request.Request) -> tuple[int, Any]:
         """Send until the server answers with anything but a 5xx; return (status, JSON body)."""
@@ -84,6 +85,7 @@ class Phone:
                 body = exc.read()
                 if exc.code < 500:
                     return exc.code, json.loads(body)
+                self.server_errors.append((exc.code, request.full_url))
             except RETRYABLE:
                 pass
             self.failures += 1
@@ -327,6 +329,8 @@ def test_forty_phones_and_four_sigkills_lose_nothing_and_double_nothing(tmp_path
         assert len(kills) == KILLS, f"the traffic ended before every kill: {kills}"
         assert not ledger.refusals, f"every entry was legal when made: {ledger.refusals[:3]}"
         assert ledger.retried > 0, "some entries had to be sent again (else no kill hit the traffic)"
+        errors_5xx = [e for phone, _fn, _args in phones for e in phone.server_errors]
+        assert not [e for e in errors_5xx if e[0] != 503], f"the server failed, not just went away: {errors_5xx[:3]}"
         duplicates = sum(1 for a in ledger.acks.values() if a.get("duplicate"))
         print(f"\nset-up {set_up:.1f} s; {len(ledger.acks) - setup_entries} entries by 40 phones in {elapsed:.1f} s, kills after entries {kills}; "
               f"restarts took {restarts} s; {ledger.retried} entries sent again, {duplicates} answered as duplicates (committed before the kill, ack lost)")
