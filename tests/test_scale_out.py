@@ -360,6 +360,24 @@ def _fresh_client(screen: Screen) -> socketio.Client:
     return client
 
 
+def test_a_phone_revoked_on_one_process_loses_its_socket_on_another(cluster: Cluster) -> None:
+    a, b, _c = cluster.bases
+    game = new_game(cluster.bases, cluster.referee, airborne=False)
+    phone = Screen(game.id, game.teams["A"]).connect(b)
+    try:
+        assert phone.view is not None and phone.view["role"] == "team:A"
+        devices = cluster.referee.get(f"{a}/api/games/{game.id}/devices", timeout=10).json()["devices"]
+        device = next(d["id"] for d in devices if d["team"] == "A")
+        assert cluster.referee.delete(f"{a}/api/games/{game.id}/devices/{device}", timeout=10).json()["ok"]
+        # Process B finds the revoked phone among its sockets within a few seconds, and cuts it off.
+        assert wait_until(lambda: not phone.client.connected, 10), "the revoked phone's socket on B stays open"
+        again = Screen(game.id, game.teams["A"]).connect(b)
+        again.close()
+        assert again.view is not None and again.view["role"] == "public", "its cookie no longer makes it team A"
+    finally:
+        phone.close()
+
+
 @pytest.fixture
 def private_redis(tmp_path: Path) -> Iterator[tuple[int, Callable[[], None], Callable[[], None]]]:
     """A redis-server of this test's own on a free port: yields (port, stop, start)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask, current_app, request
 from flask_babel import force_locale  # type: ignore[import-untyped]
@@ -190,6 +190,33 @@ def disconnect_device(device_id: str) -> int:
     return len(sids)
 
 
+def disconnect_revoked(app: Flask) -> int:
+    """Close this process's sockets of phones revoked anywhere; return how many were closed.
+
+    Revoking a phone closes its sockets on the process that took the request at once; with
+    several processes, each one finds its own sockets of revoked phones here (the round clock
+    calls it every few seconds).
+    """
+    from sqlalchemy import Table, or_, select
+
+    from referee.models import Device, Token
+    from referee.store import reading
+
+    with _lock:
+        devices = sorted(set(_devices.values()))
+    if not devices:
+        return 0
+    devices_t = cast(Table, Device.__table__)
+    tokens_t = cast(Table, Token.__table__)
+    with app.app_context(), reading(db.engine) as conn:
+        revoked = conn.execute(
+            select(devices_t.c.id)
+            .join(tokens_t, tokens_t.c.id == devices_t.c.token_id)
+            .where(devices_t.c.id.in_(devices), or_(tokens_t.c.revoked_at.is_not(None), devices_t.c.revoked_at.is_not(None)))
+        ).scalars().all()
+    return sum(disconnect_device(str(d)) for d in revoked)
+
+
 def end_rounds_on_time(app: Flask, now: float | None = None) -> list[str]:
     """End every round whose deadline has passed; return the games whose round ended.
 
@@ -242,14 +269,22 @@ def resend_views(app: Flask) -> list[str]:
     return sent
 
 
+# Seconds between two looks for sockets of phones revoked on another process.
+REVOKED_EVERY = 2.0
+
+
 def start_round_clock(app: Flask, every: float = 0.25) -> None:
     """Run the deadline check in the background for as long as the server runs."""
 
     def loop() -> None:
+        ticks = 0
         while True:
             socketio.sleep(every)
+            ticks += 1
             try:
                 end_rounds_on_time(app)
+                if ticks % max(1, round(REVOKED_EVERY / every)) == 0:
+                    disconnect_revoked(app)
             except Exception:  # the clock must keep ticking whatever one game does
                 log.exception("round clock")
 

@@ -50,6 +50,26 @@ class RedisQueue(socketio.RedisManager):  # type: ignore[misc]
         self.on_resubscribed = on_resubscribed
         self.retry_max = retry_max
         self.subscriptions = 0  # how many times the listener has subscribed (1 = never lost)
+        self.publish_failing = False
+
+    def _publish(self, data: Any) -> Any:  # pragma: no cover - needs a Redis that goes away
+        """Publish, reconnecting once; while Redis is down say so once, not at every view."""
+        for attempt in (1, 2):
+            try:
+                if not self.connected:
+                    self._redis_connect()
+                result = self.redis.publish(self.channel, self.json.dumps(data))
+                if self.publish_failing:
+                    self.publish_failing = False
+                    log.warning("message queue: publishing again")
+                return result
+            except Exception as exc:
+                self.connected = False
+                if attempt == 2 and not self.publish_failing:
+                    self.publish_failing = True
+                    log.error("message queue: cannot publish to Redis (%s); other processes' screens "
+                              "miss views until it is back, then catch up", exc)
+        return None
 
     def _redis_listen_with_retries(self) -> Iterator[Any]:  # pragma: no cover - runs in a thread
         """Listen for ever: on any failure wait (0.25 s doubling to retry_max) and subscribe again."""
