@@ -46,7 +46,7 @@ def arena(app: Flask) -> Arena:
 
 
 def generic_messages(app: Flask) -> set[str]:
-    """The catch-all texts of errors.py, in both languages: a refusal must say more than these."""
+    """The catch-all texts of errors.py, in every language offered: a refusal must say more than these."""
     from flask_babel import force_locale  # type: ignore[import-untyped]
 
     texts = set()

@@ -133,7 +133,10 @@ def arena(app: Flask, monkeypatch: pytest.MonkeyPatch) -> Arena:
 
 @pytest.fixture
 def sockets(arena: Arena) -> Iterator[dict[str, Any]]:
-    clients = {"referee": arena.referee, "team_a": arena.team_a, "pilot": arena.app.test_client(), "nobody": arena.app.test_client(), "stranger": arena.stranger}
+    stranger = arena.app.test_client()
+    for name, value in arena.cookies("stranger").items():  # the other game's phone token, under this game's name
+        stranger.set_cookie(name, value)
+    clients = {"referee": arena.referee, "team_a": arena.team_a, "pilot": arena.app.test_client(), "nobody": arena.app.test_client(), "stranger": stranger}
     socks = {name: socketio.test_client(arena.app, flask_test_client=client) for name, client in clients.items()}
     yield socks
     for sock in socks.values():
