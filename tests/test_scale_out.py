@@ -494,8 +494,8 @@ def nginx_conf(prefix: Path, listen: int, upstreams: list[int]) -> Path:
 
 
 @pytest.fixture
-def nginx(cluster: Cluster, tmp_path: Path) -> Iterator[str]:
-    """Debian's nginx with deploy/nginx.conf in front of processes A and B; yields its base URL."""
+def nginx_front(cluster: Cluster, tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """Debian's nginx with deploy/nginx.conf in front of processes A and B; yields (base URL, its prefix)."""
     if not Path(NGINX).exists():
         skip_or_fail(f"{NGINX} is not installed")
     prefix = tmp_path / "nginx"
@@ -506,13 +506,14 @@ def nginx(cluster: Cluster, tmp_path: Path) -> Iterator[str]:
     proc = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "logs" / "error.log"), "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         assert wait_until(lambda: _port_open(port), 10), "nginx did not start"
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}", prefix
     finally:
         proc.terminate()
         proc.wait(10)
 
 
-def test_nginx_with_the_deploy_config_serves_pages_and_websockets(cluster: Cluster, nginx: str) -> None:
+def test_nginx_with_the_deploy_config_serves_pages_and_websockets(cluster: Cluster, nginx_front: tuple[str, Path]) -> None:
+    nginx, prefix = nginx_front
     game = new_game(cluster.bases, cluster.referee)
     page = requests.get(f"{nginx}/g/{game.id}/watch", headers={"Accept-Encoding": "gzip, br"}, timeout=10)
     assert page.status_code == 200 and "socket.io" in page.text
@@ -544,6 +545,10 @@ def test_nginx_with_the_deploy_config_serves_pages_and_websockets(cluster: Clust
             assert ack["ok"] and poller.wait_for(ack["seq"]) is not None, ack
     finally:
         poller.close()
+    # Its access log names the process of each request, and never a token from a link.
+    requests.get(f"{nginx}/?token=never-log-this-token", allow_redirects=False, timeout=10)
+    log = (prefix / "logs" / "access.log").read_text(encoding="utf-8")
+    assert "upstream=127.0.0.1:" in log and "never-log-this-token" not in log, log[-2000:]
 
 
 # ---------------------------------------------------------------------------------------
