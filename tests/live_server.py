@@ -58,7 +58,7 @@ class Server:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 30) -> None:
+    def start(self, timeout: float = 60) -> None:  # a loaded 2-core machine can take 30 s
         env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
         env["PYTHONUNBUFFERED"] = "1"
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
