@@ -107,7 +107,7 @@ def run_processes(target: Any, args_of: Any) -> list[Any]:
     procs = [CTX.Process(target=target, args=(*args_of(i), start, out)) for i in range(WRITERS)]
     for p in procs:
         p.start()
-    results = [out.get(timeout=120) for _ in procs]
+    results = [out.get(timeout=300) for _ in procs]  # minutes only on a machine loaded many times over
     for p in procs:
         p.join(30)
         assert p.exitcode == 0
