@@ -575,5 +575,8 @@ def test_forwarded_headers_count_only_with_proxy_fix(tmp_path: Path, proxies: in
         link = created.get_json()["links"]["watch"]
         # Links (and QR codes) name the address the phones use: nginx's, with TLS there.
         assert link.startswith("https://club.example/" if proxies else "http://localhost/"), link
+        # A page served over TLS by the proxy opens its socket: the origin check sees https there.
+        handshake = app.test_client().get("/socket.io/?EIO=4&transport=polling", headers={**forwarded, "Origin": "https://club.example"})
+        assert handshake.status_code == (200 if proxies else 400), handshake.data[:200]
     finally:
         engine_of(app).dispose()

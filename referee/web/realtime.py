@@ -69,12 +69,14 @@ def init_app(app: Flask) -> None:
         max_http_buffer_size=int(app.config["SOCKETIO_MAX_HTTP_BUFFER_SIZE"]),
         manage_session=False,
     )
-    # Behind a reverse proxy (deploy/nginx.conf): trust its X-Forwarded-For/-Proto/-Host/-Port
-    # only when told how many proxies there are (PROXY_FIX = 1). Off by default: a phone could
+    # Behind a reverse proxy (deploy/nginx.conf): trust its X-Forwarded-For/-Proto/-Host only
+    # when told how many proxies there are (PROXY_FIX = 1). Off by default: a phone could
     # otherwise forge its address (the token-failure limit counts per address) or the origin
-    # check's host. Wrapped outside Socket.IO's middleware so the websocket handshake sees it too.
+    # check's host. Not X-Forwarded-Port: it would turn Host "club.example" into
+    # "club.example:443", which no browser's Origin matches. Wrapped outside Socket.IO's
+    # middleware so the websocket handshake sees it too.
     proxies = int(app.config.get("PROXY_FIX") or 0)
     if proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_port=proxies)  # type: ignore[method-assign]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]
