@@ -3,7 +3,8 @@
 Three processes (A, B, C) share a fresh PostgreSQL schema and the machine's Redis for the module;
 the SIGKILL and Redis-restart tests start their own processes (the latter on a private
 redis-server it stops and starts), and the nginx test runs Debian's nginx with deploy/nginx.conf
-in front of A and B. Needs PostgreSQL and Redis (skips visibly without them unless
+in front of A and B, then kills the one nginx picked (so it runs last of the cluster's tests).
+Needs PostgreSQL and Redis, and nginx for its test (each skips visibly when missing unless
 REFEREE_REQUIRE_SERVICES=1).
 """
 
@@ -160,6 +161,15 @@ class Screen:
         self.changed = threading.Condition()
         self.client = socketio.Client(reconnection=reconnection, reconnection_delay=0.2, reconnection_delay_max=1)
         self.client.on("view", self._on_view)
+        self.connects = 0
+        self.client.on("connect", self._on_connect)
+
+    def _on_connect(self) -> None:
+        self.connects += 1
+        if self.connects > 1:
+            # Reconnected (maybe to another process): learn what was missed. From a thread of
+            # its own: this handler runs on the thread that would deliver the answer.
+            threading.Thread(target=self.resync, daemon=True).start()
 
     def _on_view(self, msg: dict[str, Any]) -> None:
         with self.changed:
@@ -549,6 +559,29 @@ def test_nginx_with_the_deploy_config_serves_pages_and_websockets(cluster: Clust
     requests.get(f"{nginx}/?token=never-log-this-token", allow_redirects=False, timeout=10)
     log = (prefix / "logs" / "access.log").read_text(encoding="utf-8")
     assert "upstream=127.0.0.1:" in log and "never-log-this-token" not in log, log[-2000:]
+
+    # The process nginx sends this address to dies (SIGKILL): the page reconnects through nginx,
+    # lands on the other process and resyncs; nothing acknowledged is lost.
+    phone = Screen(game.id, reconnection=True)
+    phone.client.connect(nginx, transports=["websocket"], wait_timeout=10)
+    phone.resync()
+    try:
+        port = int(log.strip().splitlines()[-1].rsplit("upstream=127.0.0.1:", 1)[1].split()[0])
+        doomed = next(s for s in cluster.servers[:2] if s.port == port)
+        survivor = next(s for s in cluster.servers[:2] if s is not doomed)
+        ack = game.act(doomed.base, {"type": "adjust_timer", "seconds": 5}, client_id="before-kill")
+        assert ack["ok"]
+        doomed.kill()
+        assert wait_until(lambda: phone.connects >= 2 and phone.client.connected, 20), "the page did not reconnect through nginx"
+        assert wait_until(lambda: phone.seq >= ack["seq"], 10), "the resync brings the entry acknowledged before the kill"
+        after = game.act(survivor.base, {"type": "adjust_timer", "seconds": 5}, client_id="after-kill")
+        assert after["ok"] and phone.wait_for(after["seq"]) is not None, "pushes reach it on its new process"
+        # And plain requests from this address go to the survivor too.
+        assert requests.get(f"{nginx}/api/health", timeout=10).status_code == 200
+        served = (prefix / "logs" / "access.log").read_text(encoding="utf-8").strip().splitlines()[-1]
+        assert "/api/health" in served and served.endswith(f"upstream=127.0.0.1:{survivor.port}"), served
+    finally:
+        phone.close()
 
 
 # ---------------------------------------------------------------------------------------
