@@ -8,8 +8,9 @@
 Scenario A: 1 game × 40 screens, the referee reports 10 times a second. Scenario B: 50 games ×
 25 screens (1,250 sockets) on ONE server process, each game's referee reports once a second.
 Each game has its referee (who reports: pause and resume the round clock, which changes every
-screen), phones of both teams (a device cookie each) and public watchers; every third screen
-reads English, the rest Czech, so the views are made in both languages.
+screen), three joined phones a team (several screens each: joining costs setup time, and a push
+goes to the rooms of a role and a language) and public watchers; every third screen reads
+English, the rest Czech, so the views are made in two languages.
 
 Per run: a real `referee serve` (gunicorn's threaded worker, `--threads` = sockets + 50, since
 each open websocket holds a thread) with the screens' Socket.IO clients in separate processes
@@ -171,10 +172,12 @@ def _status(pid: int) -> tuple[int, float]:
     return threads, (int(rss.group(1)) / 1024 if rss else 0.0)
 
 
-def start_ours(tmp: Path, mode: str, threads: int) -> tuple[ServerProcess, str]:
+def start_ours(tmp: Path, mode: str, threads: int, database_url: str | None = None) -> tuple[ServerProcess, str]:
     """Start `referee serve` (threading: gunicorn gthread; gevent: bench/serve_gevent.py)."""
     port = free_port()
     common = ["serve", "--host", "127.0.0.1", "--port", str(port), "--instance-path", str(tmp / "instance")]
+    if database_url:
+        common += ["--database-url", database_url]
     if mode == "gevent":
         cmd = [sys.executable, str(ROOT / "bench" / "serve_gevent.py"), *common, "--server", "werkzeug"]
     else:
@@ -484,6 +487,10 @@ def run_one(
         if len(got) >= want and lat:
             result.all_screens.append(max(lat))
     result.mean_size = sum(sizes) / len(sizes) if sizes else 0.0
+    log = "".join(server.output)
+    busy, tracebacks = log.count("database busy"), log.count("Traceback")
+    if busy or tracebacks:
+        result.errors.append(f"server log: {busy} 'database busy' warnings, {tracebacks} tracebacks")
     return result
 
 
@@ -514,6 +521,7 @@ def print_table(title: str, results: list[Result]) -> None:
             extra.append(f"{r.connect_failed} sockets failed to connect ({'; '.join(r.errors[:2])})")
         if r.dropped:
             extra.append(f"{r.dropped} sockets dropped")
+        extra += [e for e in r.errors if e.startswith("server log")]
         if extra:
             print(f"{'':<22}  " + "; ".join(extra))
     if len(results) == 2 and results[0].deliveries and results[1].deliveries:
@@ -535,7 +543,7 @@ def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        server, link = start_ours(Path(tmp), args.mode, threads)
+        server, link = start_ours(Path(tmp), args.mode, threads, args.database_url)
         try:
             ref = session_from(link)
             with ThreadPoolExecutor(4) as pool:
@@ -586,6 +594,7 @@ def main() -> None:
     parser.add_argument("--mode", choices=["threading", "gevent"], default="threading", help="the server's async mode (both servers)")
     parser.add_argument("--client-procs", type=int, default=0, help="client processes (default: 1 per 400 sockets, at least 2)")
     parser.add_argument("--no-bare", action="store_true", help="skip the bare python-socketio baseline")
+    parser.add_argument("--database-url", help="our server's database (default: SQLite in a temporary instance folder)")
     parser.add_argument("--games", type=int, help="custom scenario: games (with --per-game and --rate)")
     parser.add_argument("--per-game", type=int, default=25)
     parser.add_argument("--rate", type=float, default=1.0, help="custom scenario: reports per second per game")
