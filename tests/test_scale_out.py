@@ -43,13 +43,8 @@ def _plain(url: str) -> str:
     return url.replace("postgresql+psycopg://", "postgresql://")
 
 
-@pytest.fixture
-def fresh_schema(postgres_url: str) -> Iterator[str]:
-    """A database URL whose connections see only a fresh schema (search_path in the URL)."""
-    yield from _schema(postgres_url)
-
-
 def _schema(postgres_url: str) -> Iterator[str]:
+    """Make a fresh schema; yield a database URL whose connections see only it (search_path in the URL)."""
     import psycopg
 
     schema = f"referee_scale_{secrets.token_hex(6)}"
