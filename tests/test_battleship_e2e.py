@@ -75,7 +75,9 @@ def test_a_whole_sjoslag_game_against_the_computer_on_a_phone(playwright_api: An
                 narrow = (page.viewport_size or LAPTOP)["width"] < 600
                 if narrow:
                     assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), f"{name}: sideways scroll"
-                page.screenshot(path=str(ARTIFACTS / f"{number:02d}-{name}.png"), full_page=whole)
+                page.bring_to_front()  # a page behind another tab may not paint
+                # A picture is not an assertion: on a loaded machine it may take longer than a click.
+                page.screenshot(path=str(ARTIFACTS / f"{number:02d}-{name}.png"), full_page=whole, timeout=60_000)
 
             laptop = context("referee", LAPTOP, phone=False)
             ref = laptop.new_page()
