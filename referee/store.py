@@ -28,6 +28,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from referee.models import EventRow, Game, Snapshot
+from referee.rules.errors import MalformedAction, Msg
 
 log = logging.getLogger(__name__)
 
@@ -461,6 +462,12 @@ class Store:
                 if client_id is not None:
                     dup = self._duplicate(conn, game, client_id)
                     if dup is not None:
+                        if dup.events and dup.events[0].by != by:
+                            # The answer to a retry holds the original's events: only the one
+                            # who sent it may have them back (a team's fleet, for instance).
+                            raise MalformedAction(
+                                Msg("this client_id was already used by someone else; send a new one")
+                            )
                         return dup
                 mode, state = self._state_in(conn, game)
                 new_state, events = mode.apply(state, action, at=at, by=by, **extra)
