@@ -331,3 +331,53 @@ def test_the_same_report_sent_twice_at_once_is_taken_once(stores: Callable[[], S
     sequential, concurrent = explore(stores, AIRBORNE, report, report, outcome)
     assert sequential == defined
     assert concurrent <= defined, concurrent - defined
+
+
+# --- Through the web: the views the screens are left with ------------------------------------------
+
+
+def test_screens_end_on_the_newest_view_when_two_reports_race(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both pilots report at once: the first entry's push is late, after the second's. Every screen must
+    still end on the newest view (conn.js shows whatever view came last), not the older one."""
+    from referee.web import live
+    from referee.web.extensions import socketio, store_of
+
+    from .fuzz_helpers import airborne_arena
+
+    arena = airborne_arena(app)
+    watchers = {"referee": socketio.test_client(app, flask_test_client=arena.referee), "public": socketio.test_client(app, flask_test_client=app.test_client())}
+    for sock in watchers.values():
+        assert sock.emit("resync", {"game": arena.gid, "seq": 0}, callback=True)["ok"]
+        sock.get_received()
+    with app.app_context():
+        start = store_of(app).load(arena.gid)[1]
+
+    first_stored, second_pushed = threading.Event(), threading.Event()
+    push = live.push_views
+
+    def late_first_push(game_id: str, state: Any, **kwargs: Any) -> None:
+        if state.version == start + 1:  # Ann's report is stored; its push is overtaken by Bob's
+            first_stored.set()
+            second_pushed.wait(10)
+        push(game_id, state, **kwargs)
+        if state.version == start + 2:
+            second_pushed.set()
+
+    monkeypatch.setattr(live, "push_views", late_first_push)
+    answers: dict[str, Any] = {}
+
+    def report(pilot: str) -> None:
+        response = app.test_client().post(f"/api/games/{arena.gid}/actions", json={"action": A_WINS, "slip": arena.slips[pilot]})
+        answers[pilot] = response.get_json()
+
+    ann = threading.Thread(target=report, args=("1A1",))
+    ann.start()
+    assert first_stored.wait(10)
+    report("1B1")
+    ann.join(20)
+    assert answers["1A1"]["ok"] and answers["1B1"]["ok"], answers
+
+    for who, sock in watchers.items():
+        seqs = [m["args"][0]["seq"] for m in sock.get_received() if m["name"] == "view"]
+        assert seqs and seqs[-1] == start + 2, f"{who}'s screen was left on view {seqs[-1] if seqs else None} (pushed in order {seqs})"
+        sock.disconnect()

@@ -63,8 +63,22 @@ def room_of(game_id: str, role: str, lang: str) -> str:
 def push_views(game_id: str, state: Any, *, local: bool = False) -> None:
     """Send every role's fresh view to the sockets of that role (through the message queue if any).
 
-    `local`: only to this process's own sockets, not through the message queue.
+    `local`: only to this process's own sockets, not through the message queue. A push that a newer
+    version of the game has already overtaken is dropped.
     """
+    with _lock:
+        pushed: dict[str, list[Any]] = current_app.extensions.setdefault("referee.pushed", {})
+        game = pushed.setdefault(game_id, [threading.Lock(), 0])  # [lock, newest version pushed]
+    with game[0]:
+        # Two entries stored one after the other can reach this point in the other order (two
+        # request threads): the older view would then be the last every screen gets, and stay.
+        if state.version < game[1]:
+            return
+        game[1] = state.version
+        _push_views_now(game_id, state, local=local)
+
+
+def _push_views_now(game_id: str, state: Any, *, local: bool) -> None:
     from referee.web import modes
     from referee.web.games import view_of
 
