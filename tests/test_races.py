@@ -381,3 +381,38 @@ def test_screens_end_on_the_newest_view_when_two_reports_race(app: Any, monkeypa
         seqs = [m["args"][0]["seq"] for m in sock.get_received() if m["name"] == "view"]
         assert seqs and seqs[-1] == start + 2, f"{who}'s screen was left on view {seqs[-1] if seqs else None} (pushed in order {seqs})"
         sock.disconnect()
+
+
+NODE_VIEW_ORDER = r"""
+import assert from 'node:assert/strict';
+const { Connection } = await import(process.argv[1] + '/conn.js');
+const handlers = {};
+const socket = { connected: false, io: { on() {} }, on(name, fn) { handlers[name] = fn; }, emit() {}, connect() {}, disconnect() {}, removeAllListeners() {} };
+const mem = new Map();
+const storage = { getItem: (k) => mem.get(k) ?? null, setItem: (k, v) => mem.set(k, v), removeItem: (k) => mem.delete(k) };
+const conn = new Connection({ game: 'g', io: () => socket, storage, clockEveryMs: 1e9 });
+conn.start();
+const shown = [];
+conn.on('view', (m) => shown.push(m.seq));
+handlers.view({ seq: 14, view: { version: 14 } });
+handlers.view({ seq: 13, view: { version: 13 } });  // another server process's older push, late
+handlers.view({ seq: 14, view: null });             // the same version again (a pilot's order gone): shown
+handlers.view({ seq: 15, view: { version: 15 } });
+assert.deepEqual(shown, [14, 14, 15]);
+assert.equal(conn.lastSeq, 15);
+conn.stop();
+console.log('order ok');
+"""
+
+
+def test_a_page_never_goes_back_to_an_older_pushed_view() -> None:
+    """Across server processes (Redis) pushes may arrive out of order: conn.js keeps the newest view."""
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js not installed: the conn.js check is skipped")
+    js = Path(__file__).resolve().parent.parent / "static" / "js"
+    result = subprocess.run([node, "--input-type=module", "-e", NODE_VIEW_ORDER, js.as_uri()], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "order ok" in result.stdout, result.stderr + result.stdout

@@ -257,7 +257,8 @@ export class Connection extends EventTarget {
     socket.on('connect', () => this._connected());
     socket.on('disconnect', () => this._updateStatus());
     socket.on('connect_error', () => this._updateStatus());
-    socket.on('view', (msg) => this._onView(msg));
+    // Pushes from several server processes may arrive out of order: an older view never replaces a newer one.
+    socket.on('view', (msg) => { if (!(msg && Number.isFinite(msg.seq) && msg.seq < this.lastSeq)) this._onView(msg); });
     socket.on('events', (msg) => this._onEvents(msg));
 
     if (typeof document !== 'undefined') document.addEventListener('visibilitychange', this._onVisible);
