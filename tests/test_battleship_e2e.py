@@ -13,6 +13,8 @@ the real page:
  6. Eva wins: the end screen, both fleets revealed; the scores of the evening count her win;
  7. Rematch: a new game, same players, the computer starts this time.
 
+A second test plays pass-and-play on one phone (dark mode): the privacy screen between turns.
+
 Screenshots of each step go to test-artifacts/battleship/NN-name.png.
 Skipped, with the reason, without /usr/bin/chromium or Playwright (REFEREE_REQUIRE_BROWSER=1: fail).
 """
@@ -187,6 +189,52 @@ def test_a_whole_sjoslag_game_against_the_computer_on_a_phone(playwright_api: An
             expect(eva.locator("#bs-status")).to_have_text("Place your fleet")
             assert truth(new_gid)["first"] == "B" and truth(new_gid)["players"]["A"]["name"] == "Eva"
             shot(eva, 7, "rematch")
+        finally:
+            browser.close()
+    assert not errors, errors
+
+
+@pytest.mark.browser
+def test_pass_and_play_hides_each_sea_behind_a_privacy_screen(playwright_api: Any, server: Server) -> None:  # noqa: F811
+    """One phone, two players: between turns the page shows only "Hand the phone to …"."""
+    expect, sync_playwright = playwright_api.expect, playwright_api.sync_playwright
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            ctx = browser.new_context(viewport=PHONE, locale="en-GB", extra_http_headers={"Accept-Language": "en"}, is_mobile=True, has_touch=True, color_scheme="dark")
+            ctx.set_default_timeout(WAIT)
+            page = ctx.new_page()
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(f"{server.base}/battleship")
+            page.locator("label.bs-option", has_text="Sjøslag").tap()
+            page.locator("label.bs-option", has_text="Pass and play").tap()
+            page.locator("#bs-name").fill("Eva")
+            page.locator("#bs-opponent-name").fill("Bo")
+            page.locator("label.bs-pill", has_text="I do").tap()
+            page.locator("#bs-start").tap()
+            gate = page.locator("#bs-gate")
+            expect(gate).to_be_visible()
+            expect(page.locator("#bs-gate-title")).to_have_text("Hand the phone to Eva")
+            expect(page.locator("#bs-board-area")).to_be_hidden()
+            page.locator("#bs-gate-go").tap()
+            for player, next_player in (("Eva", "Bo"), ("Bo", "Eva")):
+                expect(page.locator("#bs-matchup")).to_contain_text("Eva")
+                page.get_by_role("button", name="Random").tap()
+                expect(page.locator("#bs-ready")).to_have_attribute("aria-disabled", "false")
+                page.locator("#bs-ready").tap()
+                page.locator("#bs-handover").tap()
+                expect(page.locator("#bs-gate-title")).to_have_text(f"Hand the phone to {next_player}")
+                expect(page.locator("#bs-board-area")).to_be_hidden()
+                if player == "Eva":
+                    page.screenshot(path=str(ARTIFACTS / "08-pass-and-play-gate.png"), timeout=60_000)
+                page.locator("#bs-gate-go").tap()
+            expect(page.locator("#bs-status")).to_have_text("Your turn: tap the enemy sea")
+            expect(page.locator("#bs-enemy-title")).to_have_text("Sea of Bo")
+            page.locator("#bs-enemy-grid .sea-cell[data-square=E5]").tap()
+            expect(page.locator("#bs-enemy-grid .sea-cell[data-square=E5]")).to_have_class(re.compile(r"\bis-(miss|hit|sunk)\b"))
+            page.screenshot(path=str(ARTIFACTS / "08-pass-and-play-shot.png"), timeout=60_000)
         finally:
             browser.close()
     assert not errors, errors
