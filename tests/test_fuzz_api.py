@@ -137,3 +137,11 @@ def test_a_ruleset_that_is_not_text_is_refused(arena: Arena) -> None:
         assert response.status_code == 400, response.get_data(as_text=True)
         assert response.get_json()["error"] == "malformed" and "ruleset_toml" in response.get_json()["message"]
     assert arena.fingerprint() == before
+
+
+def test_events_since_a_number_too_big_for_the_database_is_refused(arena: Arena) -> None:
+    """Found by the fuzzer: `?since=` beyond SQLite's 64-bit integers was a 500 (OverflowError)."""
+    for since in ("74222180747415873751955275776", str(2**63), "-1"):
+        response = arena.referee.get(f"/api/games/{arena.gid}/events?since={since}", headers={"Accept-Language": "en"})
+        assert response.status_code == 400 and response.get_json()["error"] == "malformed", (since, response.get_data(as_text=True))
+    assert len(arena.referee.get(f"/api/games/{arena.gid}/events?since=3").get_json()["events"]) == len(arena.referee.get(f"/api/games/{arena.gid}/events").get_json()["events"]) - 3
