@@ -45,7 +45,7 @@ from referee.web.auth import (
     revoke_device,
 )
 from referee.web.extensions import db
-from referee.web.i18n import say, say_all
+from referee.web.i18n import current_lang, say, say_all
 from referee.web import modes
 
 store_module.MODES.setdefault(airraid.MODE, airraid)  # type: ignore[arg-type]
@@ -141,17 +141,19 @@ def run_action(game_id: str, role: str, action: Any, *, client_id: Any = None, v
     )
     from referee.web import live
 
-    live.push_views(game_id, result.state)
+    pushed = live.push_views(game_id, result.state)
     state = result.state
     follow = modes.of(state).after_action
     if follow is not None and not result.duplicate:
         state = follow(game_id, state)  # e.g. the computer's turn, which the ack's view shows too
+    # The sender's own screen usually got this very view in the push: made once, not twice.
+    view = pushed.get((role, current_lang())) if state is result.state else None
     return {
         "ok": True,
         "duplicate": result.duplicate,
         "seq": result.version,
         "events": [e.to_dict() for e in result.events],
-        "view": view_of(state, role, game_id),
+        "view": view if view is not None else view_of(state, role, game_id),
     }
 
 

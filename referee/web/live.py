@@ -60,11 +60,12 @@ def room_of(game_id: str, role: str, lang: str) -> str:
     return f"game:{game_id}:as:{role}:{lang}"
 
 
-def push_views(game_id: str, state: Any, *, local: bool = False) -> None:
+def push_views(game_id: str, state: Any, *, local: bool = False) -> dict[tuple[str, str], Any]:
     """Send every role's fresh view to the sockets of that role (through the message queue if any).
 
     `local`: only to this process's own sockets, not through the message queue. A push that a newer
-    version of the game has already overtaken is dropped.
+    version of the game has already overtaken is dropped. Return the views made, by (role, language),
+    so the sender's answer can reuse its own instead of making it again.
     """
     with _lock:
         pushed: dict[str, list[Any]] = current_app.extensions.setdefault("referee.pushed", {})
@@ -73,12 +74,12 @@ def push_views(game_id: str, state: Any, *, local: bool = False) -> None:
         # Two entries stored one after the other can reach this point in the other order (two
         # request threads): the older view would then be the last every screen gets, and stay.
         if state.version < game[1]:
-            return
+            return {}
         game[1] = state.version
-        _push_views_now(game_id, state, local=local)
+        return _push_views_now(game_id, state, local=local)
 
 
-def _push_views_now(game_id: str, state: Any, *, local: bool) -> None:
+def _push_views_now(game_id: str, state: Any, *, local: bool) -> dict[tuple[str, str], Any]:
     from referee.web import modes
     from referee.web.games import view_of
 
@@ -90,6 +91,7 @@ def _push_views_now(game_id: str, state: Any, *, local: bool) -> None:
         # Without a message queue every socket is this process's own: a view nobody here reads
         # is not made (making and sending the views is most of a push's time).
         in_use = None if current_app.config.get("REDIS_URL") else {(r, lang) for g, r, lang in _sockets.values() if g == game_id}
+    made: dict[tuple[str, str], Any] = {}
     for lang in current_app.config["LANGUAGES"]:
         # Each screen reads its own language: the views are made once per language in use.
         with force_locale(lang):
@@ -100,7 +102,9 @@ def _push_views_now(game_id: str, state: Any, *, local: bool) -> None:
                     view: dict[str, Any] | None = view_of(state, role, game_id)
                 except RulesError:
                     view = None
+                made[(role, lang)] = view
                 socketio.emit("view", {"seq": state.version, "view": view}, to=room_of(game_id, role, lang), ignore_queue=local)
+    return made
 
 
 def _refusal(exc: Exception) -> dict[str, Any]:
