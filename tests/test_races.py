@@ -355,13 +355,14 @@ def test_screens_end_on_the_newest_view_when_two_reports_race(app: Any, monkeypa
     first_stored, second_pushed = threading.Event(), threading.Event()
     push = live.push_views
 
-    def late_first_push(game_id: str, state: Any, **kwargs: Any) -> None:
+    def late_first_push(game_id: str, state: Any, **kwargs: Any) -> Any:
         if state.version == start + 1:  # Ann's report is stored; its push is overtaken by Bob's
             first_stored.set()
             second_pushed.wait(10)
-        push(game_id, state, **kwargs)
+        made = push(game_id, state, **kwargs)
         if state.version == start + 2:
             second_pushed.set()
+        return made
 
     monkeypatch.setattr(live, "push_views", late_first_push)
     answers: dict[str, Any] = {}
