@@ -145,6 +145,7 @@ function start() {
   const CSRF = (document.querySelector('[data-csrf]') || {}).dataset?.csrf || '';
   let view = page.view;
   let confirmedFor = HOTSEAT ? null : view.me; // pass-and-play: whose eyes the screen is for
+  let gateFor = null; // pass-and-play: the player the phone is being handed to, until they take it
   let handover = false;
   let salvo = [];
   let busy = false;
@@ -434,6 +435,11 @@ function start() {
     // Pass-and-play: the screen shows a sea only to the eyes it is for.
     if (HOTSEAT && view.phase !== 'over') {
       const next = expectedPlayer(view);
+      if (gateFor !== null) {
+        // A view pushed while the phone changes hands must not lift the privacy screen.
+        showGate(t('bs.gate_title', { name: nameOf(gateFor) }), t('bs.gate_go', { name: nameOf(gateFor) }), takePhone(gateFor));
+        return;
+      }
       if (next !== view.me) {
         handover = true;
       } else if (confirmedFor !== view.me) {
@@ -479,15 +485,19 @@ function start() {
     if (salvo.length !== view.shots_due) { say(t('bs.salvo_need', { n: view.shots_due - salvo.length }), 'refused'); return; }
     fire([...salvo]);
   });
-  $('bs-handover').addEventListener('click', () => {
-    const next = expectedPlayer(view);
-    say('', '');
-    showGate(t('bs.gate_title', { name: nameOf(next) }), t('bs.gate_go', { name: nameOf(next) }), () => {
-      confirmedFor = next;
+  function takePhone(player) {
+    return () => {
+      confirmedFor = player;
+      gateFor = null;
       hideGate();
       $('bs-board-area').hidden = true; // until this player's own view arrives
       conn.resync();
-    });
+    };
+  }
+  $('bs-handover').addEventListener('click', () => {
+    gateFor = expectedPlayer(view);
+    say('', '');
+    render();
   });
   $('bs-resign').addEventListener('click', async () => {
     // eslint-disable-next-line no-alert
