@@ -173,7 +173,8 @@ def no_errors_logged(caplog: pytest.LogCaptureFixture, where: str) -> None:
 def test_socket_fuzz(arena: Arena, sockets: dict[str, Any], caplog: pytest.LogCaptureFixture) -> None:
     acks: dict[str, int] = {}
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    # Derandomized: the closing checks count refusal kinds, and a lucky draw must not fail CI.
+    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(who=st.sampled_from(SOCKETS), event=st.sampled_from(["action", "action", "resync"]), data=st.data())
     def one_event(who: str, event: str, data: st.DataObject) -> None:
         payload = data.draw(payloads(arena, who), label="payload")

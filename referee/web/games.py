@@ -105,20 +105,27 @@ def view_of(state: airraid.State, role: str, game_id: str) -> dict[str, Any]:
         return modes.of(state).view_of(state, role, game_id)
     view = say_all(airraid.view_for(state, RulesRole.from_str(role), now=time.time()))
     if role == "referee":
-        names = device_names(game_id)
-        for row in view.get("log", []):
+        log = view.get("log", [])
+        names = device_names(game_id, [row["seq"] for row in log])
+        for row in log:
             row["device"] = names.get(row["seq"])
     return view
 
 
-def device_names(game_id: str) -> dict[int, str]:
-    """Map event seq to the name of the device that sent it."""
+def device_names(game_id: str, seqs: list[int] | None = None) -> dict[int, str]:
+    """Map event seq to the name of the device that sent it (only `seqs` when given)."""
+    query = (
+        select(events_t.c.seq, devices_t.c.name, devices_t.c.id)
+        .join(devices_t, devices_t.c.id == events_t.c.device_id)
+        .where(events_t.c.game_id == game_id)
+    )
+    if seqs is not None:
+        if not seqs:
+            return {}
+        # The dashboard shows the last rows only: a long game's whole log is not read per push.
+        query = query.where(events_t.c.seq.in_(seqs))
     with reading(db.engine) as conn:
-        rows = conn.execute(
-            select(events_t.c.seq, devices_t.c.name, devices_t.c.id)
-            .join(devices_t, devices_t.c.id == events_t.c.device_id)
-            .where(events_t.c.game_id == game_id)
-        ).all()
+        rows = conn.execute(query).all()
     return {int(r.seq): (r.name or f"device {r.id[:4]}") for r in rows}
 
 
