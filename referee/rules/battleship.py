@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from .errors import GameOver, IllegalAction, MalformedAction, Msg, Name, NotYourTurn, RulesetError, StaleVersion, join_msgs
-from .events import JSON, Event, Role, decode, encode
+from .events import JSON, Event, Role, log_state_from_dict, log_state_to_dict, replay_log
 from .grid import LETTERS, Grid, Square
 from .ruleset import Problems, parse_fleet, parse_sea_rules
 from .sea import SeaRules, Ship, check_fleet, fleet_fit_reason, ship_labels, ships_from_text
@@ -568,12 +568,7 @@ def fold(state: State, event: Event) -> State:
 
 def replay(events: Sequence[Event]) -> State:
     """Rebuild a game from its whole log."""
-    if not events:
-        raise MalformedAction(Msg("an empty log holds no game"))
-    state = _created(events[0])
-    for event in events[1:]:
-        state = fold(state, event)
-    return state
+    return replay_log(events, _created, fold)
 
 
 def outcome(state: State) -> Outcome | None:
@@ -583,18 +578,12 @@ def outcome(state: State) -> Outcome | None:
 
 def state_to_dict(state: State) -> JSON:
     """Return the whole state as JSON-able data (for snapshots and comparison)."""
-    data: JSON = encode(state)
-    data["log"] = [e.to_dict() for e in state.log]
-    return data
+    return log_state_to_dict(state)
 
 
 def state_from_dict(data: Mapping[str, Any]) -> State:
     """Rebuild a state from `state_to_dict` output."""
-    body = dict(data)
-    log = tuple(Event.from_dict(e) for e in body.pop("log"))
-    state: State = decode(State, {**body, "log": []})
-    state.log = log
-    return state
+    return log_state_from_dict(State, data)
 
 
 # --- What each role may do and see -----------------------------------------------------------

@@ -7,7 +7,7 @@ import math
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Union
+from typing import Any, Callable, Mapping, Sequence, TypeVar, Union
 
 from .errors import MalformedAction, Msg
 from .grid import Square
@@ -171,3 +171,35 @@ def decode(kind: Any, data: Any) -> Any:
 def no_encode() -> Any:
     """Mark a dataclass field as derived, left out of snapshots."""
     return field(default=None, metadata={"encode": False})
+
+
+# Every mode's state is the fold of its log and keeps that log in `state.log`: replaying it and
+# snapshotting it are the same for every mode.
+
+S = TypeVar("S")
+
+
+def replay_log(events: Sequence[Event], created: Callable[[Event], S], fold: Callable[[S, Event], S]) -> S:
+    """Rebuild a game from its whole log: its create_game event, then every later one folded in."""
+    if not events:
+        raise MalformedAction(Msg('an empty log holds no game'))
+    state = created(events[0])
+    for event in events[1:]:
+        state = fold(state, event)
+    return state
+
+
+def log_state_to_dict(state: Any) -> JSON:
+    """Return a state dataclass holding its `log` of events as JSON-able data (for snapshots)."""
+    data: JSON = encode(state)
+    data["log"] = [e.to_dict() for e in state.log]
+    return data
+
+
+def log_state_from_dict(kind: type[S], data: Mapping[str, Any]) -> S:
+    """Rebuild a state dataclass of `kind` from `log_state_to_dict` output."""
+    body = dict(data)
+    log = tuple(Event.from_dict(e) for e in body.pop("log"))
+    state: S = decode(kind, {**body, "log": []})
+    state.log = log  # type: ignore[attr-defined]
+    return state
