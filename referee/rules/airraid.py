@@ -309,17 +309,24 @@ def _require(role: Role, *allowed: str, team: str | None = None) -> None:
     raise NotYourTurn(Msg("only the referee or that team may do this"))
 
 
-def _players(value: Any, key: str) -> list[str]:
+def _players(value: Any, key: str, most: int) -> list[str]:
+    """Read a roster of at most `most` distinct names; the length is checked before any name."""
     if not isinstance(value, list) or not value:
         raise MalformedAction(Msg('{key} must be a list of player names', key=key))
+    if len(value) > most:
+        # Checked first: a list of 40,000 names must cost nothing, inside the write lock above all.
+        raise MalformedAction(Msg('{key}: a team has at most {most} players, not {count}', key=key, most=most, count=len(value)))
     names: list[str] = []
+    seen: set[str] = set()
     for name in value:
         if not isinstance(name, str) or not name.strip():
             raise MalformedAction(Msg('{key}: every player needs a name', key=key))
-        if len(name.strip()) > MAX_NAME:
-            raise MalformedAction(Msg('{key}: the name {name!r}… is longer than {MAX_NAME} characters', key=key, name=name[:20], MAX_NAME=MAX_NAME))
-        if name.strip().casefold() in (n.casefold() for n in names):
+        if len(name) > 4 * MAX_NAME or len(name.strip()) > MAX_NAME:
+            raise MalformedAction(Msg('{key}: the name {name!r}… is longer than {MAX_NAME} characters', key=key, name=name.strip()[:20], MAX_NAME=MAX_NAME))
+        folded = name.strip().casefold()
+        if folded in seen:
             raise MalformedAction(Msg('{key}: two players are called {name!r}', key=key, name=name.strip()))
+        seen.add(folded)
         names.append(name.strip())
     return names
 
@@ -415,6 +422,63 @@ def corridor_boards(state: State) -> list[CorridorBoard]:
     if rnd is None:
         return []
     return [corridor_board(rnd, c) for c in state.ruleset.corridors]
+
+
+def next_meeting(state: State, order: Order) -> Meeting | None:
+    """Return the meeting a plane in the air flies to next (due, or waiting on another), if any."""
+    rnd = state.rounds[order.round - 1]
+    if rnd.phase != "airborne" or order.status != "airborne":
+        return None
+    for m in corridor_board(rnd, order.corridor).meetings:
+        if order.id in (m.a, m.b) and m.status not in ("done", "never"):
+            return m
+    return None
+
+
+# --- Which orders a role may name ------------------------------------------------------------
+
+
+def orders_shown_to(state: State, role: Role) -> frozenset[str] | None:
+    """Return the ids of the orders a role's view shows it; None for the referee, who sees all.
+
+    A team is shown its own orders, the enemy planes its planes fly to meet next and the enemy
+    bombers waiting at its base; a pilot its own order and the plane it meets next. An action
+    may name only these orders. Order ids are easy to guess (1B1, 1B2, ...): a refusal that
+    looked the order up first would tell whether it exists, its kind and its corridor.
+    """
+    if role.kind in ("referee", "clock"):
+        return None
+    shown: set[str] = set()
+    flying: list[Order] = []
+    if role.kind == "team" and role.subject in TEAMS:
+        team = role.subject
+        for rnd in state.rounds:
+            shown.update(o.id for o in rnd.orders.values() if o.team == team)
+        if state.round is not None:
+            flying = [o for o in state.round.orders.values() if o.team == team]
+        shown.update(o.id for o in waiting_bombers(state, team))
+    elif role.kind == "pilot":
+        order = state.order(role.subject)
+        if order is not None:
+            shown.add(order.id)
+            flying = [order]
+    for order in flying:
+        meeting = next_meeting(state, order)
+        if meeting is not None:
+            shown.update((meeting.a, meeting.b))
+    return frozenset(shown)
+
+
+def _named_order(state: State, rnd: Round, order_id: str, role: Role) -> Order:
+    """Find an order an action names, refusing alike every order the role is not shown."""
+    shown = orders_shown_to(state, role)
+    if shown is not None and order_id not in shown:
+        # One answer whether the order exists or not: no label, corridor, kind or count.
+        raise IllegalAction(Msg("you can act only on your own planes and on the enemy planes your screen shows"))
+    order = rnd.orders.get(order_id)
+    if order is None:
+        raise IllegalAction(Msg('no order {order_id} in round {number}', order_id=order_id, number=rnd.number))
+    return order
 
 
 # --- Judging duels ---------------------------------------------------------------------------
@@ -624,8 +688,18 @@ def _check_fleets(state: State, seq: int, at: float, round_closed: bool) -> None
 
 # --- Event handlers: each checks fully, then changes the state --------------------------------
 
-Handler = Callable[[State, Event, Role], None]
+Handler = Callable[[State, Event, Role], "Mapping[str, Any] | None"]
+"""A handler checks an event fully, then changes the state.
+
+What it returns are its bindings: values it chose when the event was first accepted (a new
+order's id, a take-off position, the bomber an announcement by square was matched to). They
+are written into the stored event, so that a replay, after a void above all, applies the
+event to the same planes instead of choosing again.
+"""
 HANDLERS: dict[str, Handler] = {}
+
+BOUND_FIELDS: dict[str, frozenset[str]] = {"add_order": frozenset({"id"})}
+"""Fields that only the rules write into an event (as bindings): an action may not send them."""
 
 
 def handler(kind: str) -> Callable[[Handler], Handler]:
@@ -659,7 +733,7 @@ def _setup_game(action: Mapping[str, Any]) -> State:
         tf = Fields(t, ("name", "colour", "players"))
         tf.text("name", limit=MAX_NAME)
         tf.text("colour", optional=True, limit=20)
-        names = _players(t.get("players"), f"teams[{i}].players")
+        names = _players(t.get("players"), f"teams[{i}].players", ruleset.max_players)
         if not ruleset.min_players <= len(names) <= ruleset.max_players:
             raise IllegalAction(
                 Msg('{t} has {len} players; this ruleset takes {min_players} to {max_players}', t=t['name'], len=len(names), min_players=ruleset.min_players, max_players=ruleset.max_players)
@@ -690,8 +764,8 @@ def _set_players(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("team", "players"))
     team = _team_field(f)
     _require(role, "referee", "team", team=team)
-    names = _players(event.data.get("players"), "players")
     rs = state.ruleset
+    names = _players(event.data.get("players"), "players", rs.max_players)
     if not rs.min_players <= len(names) <= rs.max_players:
         raise IllegalAction(Msg('a team has {min_players} to {max_players} players, not {len}', min_players=rs.min_players, max_players=rs.max_players, len=len(names)))
     rnd = state.round
@@ -849,10 +923,32 @@ def _parse_order(state: State, event: Event, role: Role, allowed: tuple[str, ...
     return team, pilot, kind, ship, corridor, position, target, f
 
 
+_ORDER_ID = re.compile(r"^([1-9][0-9]{0,5})([AB])([1-9][0-9]{0,5})$")
+
+
+def order_serial(order_id: str, round_number: int, team: str) -> int | None:
+    """Return the counter of an order id like "2A3" if it is of that round and team, else None."""
+    m = _ORDER_ID.match(order_id)
+    if m is None or int(m.group(1)) != round_number or m.group(2) != team:
+        return None
+    return int(m.group(3))
+
+
+def _reserve(state: State, event: Event) -> None:
+    """Keep an id given by an event that no longer applies (voided or skipped): ids are never reused."""
+    rnd = state.round
+    order_id, team = event.data.get("id"), event.data.get("team")
+    if event.kind != "add_order" or rnd is None or not isinstance(order_id, str) or not isinstance(team, str):
+        return
+    serial = order_serial(order_id, rnd.number, team)
+    if serial is not None:
+        rnd.serial[team] = max(rnd.serial.get(team, 0), serial)
+
+
 @handler("add_order")
-def _add_order(state: State, event: Event, role: Role) -> None:
-    team, pilot, kind, ship, corridor, position, target, _ = _parse_order(
-        state, event, role, ("team", "pilot", "kind", "ship", "corridor", "position", "target")
+def _add_order(state: State, event: Event, role: Role) -> Mapping[str, Any]:
+    team, pilot, kind, ship, corridor, position, target, f = _parse_order(
+        state, event, role, ("team", "pilot", "kind", "ship", "corridor", "position", "target", "id")
     )
     problems = order_problems(state, team, pilot, kind, ship, corridor, position, target)
     if problems:
@@ -862,20 +958,28 @@ def _add_order(state: State, event: Event, role: Role) -> None:
     if position is None:
         taken = {o.position for o in rnd.orders.values() if o.team == team and o.corridor == corridor}
         position = min(p for p in range(1, state.ruleset.corridor_limit + 1) if p not in taken)
-    rnd.serial[team] = rnd.serial.get(team, 0) + 1
-    order_id = f"{rnd.number}{team}{rnd.serial[team]}"
+    if "id" in event.data:
+        # A stored event names the order it made: a replay after a void gives it the same id.
+        order_id = f.text("id", limit=20)
+        serial = order_serial(order_id, rnd.number, team)
+        if serial is None or state.order(order_id) is not None:
+            raise IllegalAction(Msg('order {order_id} cannot be made again in round {number}', order_id=order_id, number=rnd.number))
+    else:
+        serial = rnd.serial.get(team, 0) + 1
+        order_id = f"{rnd.number}{team}{serial}"
+    rnd.serial[team] = max(rnd.serial.get(team, 0), serial)
     rnd.orders[order_id] = Order(order_id, rnd.number, team, pilot, kind, ship, corridor, position, target)
     _note(state, event.seq, type="order_added", team=team, order=order_id)
+    return {"id": order_id, "position": position}
 
 
 @handler("remove_order")
 def _remove_order(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("order",))
     order_id = f.text("order", limit=20)
+    _require(role, "referee", "team")
     rnd = _planning(state)
-    order = rnd.orders.get(order_id)
-    if order is None:
-        raise IllegalAction(Msg('no order {order_id} in round {number}', order_id=order_id, number=rnd.number))
+    order = _named_order(state, rnd, order_id, role)
     _require(role, "referee", "team", team=order.team)
     del rnd.orders[order_id]
     _note(state, event.seq, type="order_removed", team=order.team, order=order_id)
@@ -909,16 +1013,18 @@ def _airborne(state: State) -> Round:
     return rnd
 
 
-def _dogfight_from(state: State, event: Event) -> tuple[Round, Order, Order, DuelResult]:
+def _dogfight_from(state: State, event: Event, role: Role) -> tuple[Round, Order, Order, DuelResult]:
     """Check a reported dogfight against the meeting order and judge it."""
     f = Fields(event.data, ("a", "b", "throws", "choice"))
     throws = parse_throws(event.data.get("throws"), ("A", "B"))
     choice = f.choice("choice", ("pass", "continue"), optional=True)
     rnd = _airborne(state)
-    first = rnd.orders.get(f.text("a", limit=20))
-    second = rnd.orders.get(f.text("b", limit=20))
-    if first is None or second is None:
-        raise IllegalAction(Msg('no such order in round {number}', number=rnd.number))
+    a_id, b_id = f.text("a", limit=20), f.text("b", limit=20)
+    # Who may report is settled by the ids as sent, before either order is looked up.
+    if role.kind != "referee" and not (role.kind == "pilot" and role.subject in (a_id, b_id)):
+        raise NotYourTurn(Msg('only the two pilots of a dogfight, or the referee, report it'))
+    first = _named_order(state, rnd, a_id, role)
+    second = _named_order(state, rnd, b_id, role)
     if first.team == second.team:
         raise IllegalAction(Msg('{label} and {label2} fly for the same team', label=first.label(), label2=second.label()))
     a, b = (first, second) if first.team == "A" else (second, first)
@@ -959,12 +1065,10 @@ def _resolve_dogfight(state: State, rnd: Round, a: Order, b: Order, result: Duel
 
 @handler("report_dogfight")
 def _report_dogfight(state: State, event: Event, role: Role) -> None:
-    rnd, a, b, result = _dogfight_from(state, event)
+    rnd, a, b, result = _dogfight_from(state, event, role)
     if role.kind == "referee":
         _resolve_dogfight(state, rnd, a, b, result, event.seq, event.at)
-        return
-    if role.kind != "pilot" or role.subject not in (a.id, b.id):
-        raise NotYourTurn(Msg('only the two pilots of a dogfight, or the referee, report it'))
+        return None
     key = duel_key(a.corridor, a.id, b.id)
     pending = rnd.reports.get(key, [])
     if any(r.by == role.to_str() for r in pending):
@@ -973,7 +1077,7 @@ def _report_dogfight(state: State, event: Event, role: Role) -> None:
     agreeing = [r for r in pending if _same_result(r.result, result)]
     if agreeing:
         _resolve_dogfight(state, rnd, a, b, agreeing[0].result, event.seq, event.at)
-        return
+        return None
     rnd.reports.setdefault(key, []).append(report)
     if len(rnd.reports[key]) > 1:
         rnd.conflicts[key] = list(rnd.reports[key])
@@ -986,9 +1090,12 @@ def _report_dogfight(state: State, event: Event, role: Role) -> None:
 def _confirm_dogfight(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("a", "b"))
     rnd = _airborne(state)
-    first = rnd.orders.get(f.text("a", limit=20))
-    second = rnd.orders.get(f.text("b", limit=20))
-    if first is None or second is None or first.team == second.team:
+    a_id, b_id = f.text("a", limit=20), f.text("b", limit=20)
+    if role.kind != "referee" and not (role.kind == "pilot" and role.subject in (a_id, b_id)):
+        raise NotYourTurn(Msg('only the other pilot or the referee confirms a dogfight'))
+    first = _named_order(state, rnd, a_id, role)
+    second = _named_order(state, rnd, b_id, role)
+    if first.team == second.team:
         raise IllegalAction(Msg('no such dogfight in this round'))
     a, b = (first, second) if first.team == "A" else (second, first)
     key = duel_key(a.corridor, a.id, b.id)
@@ -997,20 +1104,24 @@ def _confirm_dogfight(state: State, event: Event, role: Role) -> None:
         raise IllegalAction(Msg('nobody has reported the dogfight of {label} and {label2}', label=a.label(), label2=b.label()))
     if key in rnd.conflicts:
         raise IllegalAction(Msg("the pilots' reports contradict each other: the referee enters the result"))
-    if role.kind != "referee" and not (role.kind == "pilot" and role.subject in (a.id, b.id)):
-        raise NotYourTurn(Msg('only the other pilot or the referee confirms a dogfight'))
     if role.to_str() == pending[0].by:
         raise IllegalAction(Msg('the other pilot or the referee confirms your report, not you'))
     _resolve_dogfight(state, rnd, a, b, pending[0].result, event.seq, event.at)
 
 
-def _waiting_bomber(state: State, rnd: Round, f: Fields, role: Role) -> Order:
+def _waiting_bomber(state: State, rnd: Round, f: Fields, role: Role) -> tuple[Order, bool]:
+    """Find the bomber a bombing action is about; say whether it was matched by its target square."""
+    _require(role, "referee", "team")
     order_id = f.data.get("order")
     target_text = f.data.get("target")
+    matched = False
     if order_id is not None:
-        order = rnd.orders.get(f.text("order", limit=20))
-        if order is None:
-            raise IllegalAction(Msg('no order {order_id} in round {number}', order_id=order_id, number=rnd.number))
+        order = _named_order(state, rnd, f.text("order", limit=20), role)
+        if target_text is not None:
+            # An announcement by square, stored with the bomber it was matched to: it stays that one.
+            square = state.grid(other(order.team)).parse_square(target_text)
+            if order.target != square:
+                raise IllegalAction(Msg('no bomber is waiting at the base with target {square_name}', square_name=state.grid(other(order.team)).square_name(square)))
     elif target_text is not None:
         defender = role.subject if role.kind == "team" else f.data.get("team")
         if defender not in TEAMS:
@@ -1020,6 +1131,7 @@ def _waiting_bomber(state: State, rnd: Round, f: Fields, role: Role) -> Order:
         if not waiting:
             raise IllegalAction(Msg('no bomber is waiting at the base with target {square_name}', square_name=state.grid(str(defender)).square_name(square)))
         order = min(waiting, key=lambda o: (o.corridor, o.position))
+        matched = True
     else:
         raise MalformedAction(Msg("give the bomber's order (scan its slip) or its target square"))
     if order.kind != BOMBER:
@@ -1029,14 +1141,14 @@ def _waiting_bomber(state: State, rnd: Round, f: Fields, role: Role) -> Order:
     if order.status != "bombing":
         raise IllegalAction(Msg('{label} is {replace}: it cannot bomb', label=order.label(), replace=order.status.replace('_', ' ')))
     _require(role, "referee", "team", team=other(order.team))
-    return order
+    return order, matched
 
 
 @handler("announce_bombing")
-def _announce_bombing(state: State, event: Event, role: Role) -> None:
+def _announce_bombing(state: State, event: Event, role: Role) -> Mapping[str, Any] | None:
     f = Fields(event.data, ("order", "target", "team"))
     rnd = _airborne(state)
-    order = _waiting_bomber(state, rnd, f, role)
+    order, matched = _waiting_bomber(state, rnd, f, role)
     if order.id in rnd.bombings:
         raise IllegalAction(Msg("{label}'s bombing is already announced: {answer}", label=order.label(), answer=rnd.bombings[order.id].answer))
     assert order.target is not None
@@ -1057,13 +1169,14 @@ def _announce_bombing(state: State, event: Event, role: Role) -> None:
             defender.shots.setdefault(name, "water")
         _land(state, order, event.seq)
         _check_fleets(state, event.seq, event.at, round_closed=False)
+    return {"order": order.id} if matched else None
 
 
 @handler("report_bombing")
 def _report_bombing(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("order", "throws", "choice"))
     rnd = _airborne(state)
-    order = _waiting_bomber(state, rnd, f, role)
+    order, _ = _waiting_bomber(state, rnd, f, role)
     bombing = rnd.bombings.get(order.id)
     if bombing is None:
         raise IllegalAction(Msg("announce {label}'s bombing first: the sea answers water, fight or already hit", label=order.label()))
@@ -1244,8 +1357,11 @@ def _clone(state: State) -> State:
     return copy.deepcopy(state, memo=memo)
 
 
-def _step(state: State, event: Event) -> State:
-    """Return the state after one event; raise RulesError, leaving the input untouched, if it does not apply."""
+def _step(state: State, event: Event, bound: dict[str, Any] | None = None) -> State:
+    """Return the state after one event; raise RulesError, leaving the input untouched, if it does not apply.
+
+    The handler's bindings, if any, are added to `bound`.
+    """
     if event.kind == "create_game":
         raise IllegalAction(Msg('the game already exists'))
     fn = HANDLERS.get(event.kind)
@@ -1257,7 +1373,9 @@ def _step(state: State, event: Event) -> State:
     # Handlers check before they change anything, but working on a copy makes a half-applied
     # action impossible even if one of them is wrong.
     work = _clone(state)
-    fn(work, event, role)
+    bindings = fn(work, event, role)
+    if bindings and bound is not None:
+        bound.update(bindings)
     work.version = event.seq
     if event.kind != "void":
         work.log = state.log + (event,)
@@ -1265,6 +1383,7 @@ def _step(state: State, event: Event) -> State:
 
 
 def _skip(state: State, event: Event, why: str) -> State:
+    _reserve(state, event)
     state.log = state.log + (event,)
     state.version = event.seq
     state.skipped[event.seq] = why
@@ -1276,6 +1395,7 @@ def _recompute(state: State, log: tuple[Event, ...], upto: int) -> None:
     fresh = _created(log[0])
     for event in log[1:]:
         if event.seq in voided:
+            _reserve(fresh, event)
             fresh.log = fresh.log + (event,)
             fresh.version = event.seq
             _note(fresh, event.seq, type="voided", reason=voided[event.seq])
@@ -1326,8 +1446,16 @@ def apply(state: State, action: Mapping[str, Any], *, at: float, by: str, versio
         raise StaleVersion(Msg('the game has moved on (version {version}, your view was {version2}): look again', version=state.version, version2=version))
     Role.from_str(by)
     data = {k: v for k, v in action.items() if k not in ("type", "version")}
+    written = sorted(BOUND_FIELDS.get(kind, frozenset()) & set(data))
+    if written:
+        raise MalformedAction(Msg('unknown field {unknown!r} in {action!r}', unknown=written[0], action=kind))
     event = Event(state.version + 1, kind, data, float(at), by)
-    return _step(state, event), [event]
+    bound: dict[str, Any] = {}
+    work = _step(state, event, bound)
+    if bound:
+        event = Event(event.seq, kind, {**data, **bound}, event.at, by)
+        work.log = state.log + (event,)
+    return work, [event]
 
 
 def fold(state: State, event: Event) -> State:
@@ -1344,6 +1472,14 @@ def fold(state: State, event: Event) -> State:
 def replay(events: Sequence[Event]) -> State:
     """Rebuild a game from its whole log."""
     return replay_log(events, _created, fold)
+
+
+def next_deadline(state: State) -> float | None:
+    """Return when the round clock must next act on a game: the running round's end, else None."""
+    rnd = state.round
+    if state.phase != "playing" or rnd is None or rnd.phase != "airborne":
+        return None
+    return rnd.timer.deadline
 
 
 def outcome(state: State) -> Outcome | None:
@@ -1504,27 +1640,23 @@ def _order_view(state: State, order: Order, full: bool = True) -> JSON:
 
 
 def _next_meeting(state: State, order: Order) -> JSON | None:
-    rnd = state.rounds[order.round - 1]
-    if rnd.phase != "airborne" or order.status != "airborne":
+    m = next_meeting(state, order)
+    if m is None:
         return None
-    board = corridor_board(rnd, order.corridor)
-    for m in board.meetings:
-        if order.id not in (m.a, m.b) or m.status in ("done", "never"):
-            continue
-        enemy = rnd.orders[m.b if order.id == m.a else m.a]
-        key = duel_key(m.corridor, m.a, m.b)
-        reports = rnd.reports.get(key, [])
-        return {
-            "a": m.a,
-            "b": m.b,
-            "status": m.status,
-            "reason": m.reason,
-            "opponent": {"label": enemy.label(), "kind": enemy.kind, "team": enemy.team},
-            "reported_by": [r.by for r in reports],
-            "conflict": key in rnd.conflicts,
-            "pending": [_duel_view(r.result, rnd) for r in reports],
-        }
-    return None
+    rnd = state.rounds[order.round - 1]
+    enemy = rnd.orders[m.b if order.id == m.a else m.a]
+    key = duel_key(m.corridor, m.a, m.b)
+    reports = rnd.reports.get(key, [])
+    return {
+        "a": m.a,
+        "b": m.b,
+        "status": m.status,
+        "reason": m.reason,
+        "opponent": {"label": enemy.label(), "kind": enemy.kind, "team": enemy.team},
+        "reported_by": [r.by for r in reports],
+        "conflict": key in rnd.conflicts,
+        "pending": [_duel_view(r.result, rnd) for r in reports],
+    }
 
 
 def _duel_view(d: DuelResult, rnd: Round) -> JSON:

@@ -70,9 +70,14 @@ class Ship:
         ship_id = data.get("id", "")
         if not isinstance(kind, str) or not kind:
             raise MalformedAction(Msg('a ship needs its kind'))
+        if len(kind) > 40:
+            raise MalformedAction(Msg("a ship's kind is at most 40 characters"))
         if not isinstance(squares, list) or not squares:
             raise MalformedAction(Msg('the {kind} needs a list of squares', kind=kind))
-        if not isinstance(ship_id, str):
+        if len(squares) > grid.size * grid.size:
+            # Checked before any square is read: no ship is larger than its sea.
+            raise MalformedAction(Msg('the {kind} has more squares than the sea', kind=kind))
+        if not isinstance(ship_id, str) or len(ship_id) > 4:
             raise MalformedAction(Msg("a ship's id is a letter"))
         return cls(ship_id, kind, frozenset(grid.parse_square(s) for s in squares))
 
