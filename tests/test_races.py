@@ -73,7 +73,8 @@ def planning_entries() -> list[Entry]:
     game.do("team:A", type="add_order", team="A", pilot="Ann", kind="fighter", ship="A", corridor="upper")
     game.do("team:A", type="add_order", team="A", pilot="Ada", kind="bomber", ship="B", corridor="lower", target="C4")
     game.do("team:B", type="add_order", team="B", pilot="Bob", kind="fighter", ship="A", corridor="upper")
-    return [(e.by, {"type": e.kind, **e.data}) for e in game.events]
+    # A stored event is an action plus what the rules bound to it (a new order's id): send the action.
+    return [(e.by, {"type": e.kind, **{k: v for k, v in e.data.items() if k not in airraid.BOUND_FIELDS.get(e.kind, ())}}) for e in game.events]
 
 
 def airborne_entries() -> list[Entry]:
