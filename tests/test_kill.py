@@ -236,7 +236,10 @@ def check_store(db_file: Path, game: dict[str, Any], ledger: Ledger, log_json: d
             _g, by, action = ledger.sent[cid]
             row = by_cid[cid]
             assert (row.by, row.kind) == (by, action["type"])
-            assert json.loads(row.data) == {k: v for k, v in action.items() if k != "type"}
+            # Stored as sent, plus only what the rules bind to an event (a new order's id and position).
+            stored, sent = json.loads(row.data), {k: v for k, v in action.items() if k != "type"}
+            assert {k: v for k, v in stored.items() if k in sent} == sent
+            assert set(stored) - set(sent) <= airraid.BINDINGS.get(action["type"], frozenset())
             assert ledger.acks[cid]["duplicate"] or ledger.acks[cid]["seq"] >= row.seq
         contents = [(r.by, r.kind, r.data) for r in rows]
         assert len(contents) == len(set(contents)), "no entry is in the log twice, whatever its client id"

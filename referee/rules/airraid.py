@@ -698,6 +698,8 @@ event to the same planes instead of choosing again.
 """
 HANDLERS: dict[str, Handler] = {}
 
+BINDINGS: dict[str, frozenset[str]] = {"add_order": frozenset({"id", "position"}), "announce_bombing": frozenset({"order"})}
+"""The fields a handler may bind into the event of each kind of action."""
 BOUND_FIELDS: dict[str, frozenset[str]] = {"add_order": frozenset({"id"})}
 """Fields that only the rules write into an event (as bindings): an action may not send them."""
 
@@ -1375,6 +1377,7 @@ def _step(state: State, event: Event, bound: dict[str, Any] | None = None) -> St
     work = _clone(state)
     bindings = fn(work, event, role)
     if bindings and bound is not None:
+        assert set(bindings) <= BINDINGS.get(event.kind, frozenset()), (event.kind, bindings)
         bound.update(bindings)
     work.version = event.seq
     if event.kind != "void":
