@@ -63,10 +63,11 @@ def free_port() -> int:
 class ServerProcess:
     """A server subprocess (ours or bare) whose output is kept, with its threads and RSS sampled."""
 
-    def __init__(self, cmd: list[str], port: int) -> None:
+    def __init__(self, cmd: list[str], port: int, extra_env: dict[str, str] | None = None) -> None:
         self.port = port
         self.output: list[str] = []
         env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
+        env.update(extra_env or {})
         env["PYTHONUNBUFFERED"] = "1"
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
@@ -173,16 +174,19 @@ def _status(pid: int) -> tuple[int, float]:
 
 
 def start_ours(tmp: Path, mode: str, threads: int, database_url: str | None = None) -> tuple[ServerProcess, str]:
-    """Start `referee serve` (threading: gunicorn gthread; gevent: bench/serve_gevent.py)."""
+    """Start `referee serve` (threading: --server gunicorn, its gthread worker; gevent: --server gevent)."""
     port = free_port()
     common = ["serve", "--host", "127.0.0.1", "--port", str(port), "--instance-path", str(tmp / "instance")]
     if database_url:
         common += ["--database-url", database_url]
+    env = {}
     if mode == "gevent":
-        cmd = [sys.executable, str(ROOT / "bench" / "serve_gevent.py"), *common, "--server", "werkzeug"]
+        cmd = [sys.executable, "-m", "referee.cli", *common, "--server", "gevent"]
+        # Every screen comes from 127.0.0.1: the per-address caps must let them all in.
+        env = {"REFEREE_WEBSOCKETS_PER_ADDRESS": str(threads + 100), "REFEREE_CONNECTIONS_PER_ADDRESS": str(threads + 100)}
     else:
         cmd = [sys.executable, "-m", "referee.cli", *common, "--server", "gunicorn", "--threads", str(threads)]
-    server = ServerProcess(cmd, port)
+    server = ServerProcess(cmd, port, env)
     link = server.link()
     server.wait_ready("/api/health")
     return server, link
@@ -591,7 +595,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 2)[2])
     parser.add_argument("--scenario", choices=["A", "B", "both"], default="both")
     parser.add_argument("--seconds", type=float, default=10.0, help="reporting time per run (default 10)")
-    parser.add_argument("--mode", choices=["threading", "gevent"], default="threading", help="the server's async mode (both servers)")
+    parser.add_argument("--mode", choices=["threading", "gevent"], default="gevent", help="the server's async mode (both servers); gevent is `referee serve`'s default, threading its --server gunicorn")
     parser.add_argument("--client-procs", type=int, default=0, help="client processes (default: 1 per 400 sockets, at least 2)")
     parser.add_argument("--no-bare", action="store_true", help="skip the bare python-socketio baseline")
     parser.add_argument("--database-url", help="our server's database (default: SQLite in a temporary instance folder)")

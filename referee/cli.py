@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import socket
+import subprocess
 import sys
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from flask import Flask
+
+if TYPE_CHECKING:
+    from referee.web.server import Limits
+
+# `referee serve --server gevent` re-executes itself through referee/serve_gevent.py, which
+# patches the standard library first; its arguments travel in this variable (see that module).
+SERVE_ARGS_VARIABLE = "_REFEREE_SERVE_ARGS"
 
 # Candidate private addresses for the routing-table trick in lan_ipv4(): one per private range,
 # so whichever range the club's Wi-Fi uses has a route even with no internet (no default route).
@@ -78,16 +87,21 @@ def print_link(url: str) -> None:
     sys.stdout.flush()
 
 
-def _make_app(instance_path: str | None, database_url: str | None, redis_url: str | None) -> Flask:
+def _make_app(
+    instance_path: str | None, database_url: str | None, redis_url: str | None, *, async_mode: str = "threading"
+) -> Flask:
     """Create the app (which migrates the database) with the CLI's overrides.
 
     The round clock is not started here: the server starts it in the process that serves.
+    `async_mode` is Socket.IO's: "gevent" only in a process patched by referee/serve_gevent.py.
     """
     from referee.web import create_app
 
     return create_app(
         instance_path=instance_path,
-        overrides={"DATABASE_URL": database_url, "REDIS_URL": redis_url, "ROUND_CLOCK": False},
+        overrides={
+            "DATABASE_URL": database_url, "REDIS_URL": redis_url, "ROUND_CLOCK": False, "SOCKETIO_ASYNC_MODE": async_mode,
+        },
     )
 
 
@@ -129,23 +143,61 @@ _redis_option = click.option(
 @_redis_option
 @_instance_option
 @click.option(
-    "--server", type=click.Choice(["auto", "gunicorn", "werkzeug"]), default="auto", show_default=True,
-    help="auto: gunicorn (threaded worker) where available, else Werkzeug's threaded server.",
+    "--server", type=click.Choice(["gevent", "gunicorn", "werkzeug"]), default="gevent", show_default=True,
+    help="gevent: one process where an open websocket costs a greenlet, with per-address caps and a header "
+    "timeout. gunicorn: the older threaded worker, one thread per open websocket and no caps (POSIX). "
+    "werkzeug: Werkzeug's threaded server.",
 )
-@click.option("--threads", default=100, show_default=True, type=int, help="Worker threads (one per open websocket).")
+@click.option("--threads", default=100, show_default=True, type=int, help="--server gunicorn: worker threads (one per open websocket).")
 def serve(
     host: str, port: int, database_url: str | None, redis_url: str | None, instance_path: str | None,
     server: str, threads: int,
 ) -> None:
     """Migrate the database, print the referee link and its QR code, and serve."""
-    app = _make_app(instance_path, database_url, redis_url)
+    if server == "gevent" and not _gevent_patched():
+        args = ["serve", "--server", "gevent", "--host", host, "--port", str(port)]
+        for flag, value in (("--database-url", database_url), ("--redis-url", redis_url), ("--instance-path", instance_path)):
+            if value:
+                args += [flag, value]
+        _reexec_under_gevent(args)
+    if server == "gunicorn" and not _gunicorn_available():
+        raise click.UsageError("--server gunicorn needs gunicorn, which runs on POSIX only")
+    limits = None
+    if server == "gevent":
+        from referee.web import server as gevent_server
+
+        gevent_server.prepare()  # before the app makes its engine
+    app = _make_app(instance_path, database_url, redis_url, async_mode="gevent" if server == "gevent" else "threading")
+    if server == "gevent":
+        try:
+            limits = gevent_server.Limits.from_config(app.config)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
     click.echo(f"  Instance folder: {app.instance_path}")
     print_link(_issue_link(app, host, port))
-    use_gunicorn = server == "gunicorn" or (server == "auto" and _gunicorn_available())
-    if use_gunicorn:
+    if limits is not None:
+        _run_gevent(app, host, port, limits)
+    elif server == "gunicorn":
         _run_gunicorn(app, host, port, threads)
     else:
         _run_werkzeug(app, host, port)
+
+
+def _gevent_patched() -> bool:
+    """Tell whether this process's standard library is gevent's (referee/serve_gevent.py ran first)."""
+    monkey = sys.modules.get("gevent.monkey")
+    return monkey is not None and bool(monkey.is_module_patched("socket"))
+
+
+def _reexec_under_gevent(args: list[str]) -> NoReturn:
+    """Run `referee <args>` again through referee/serve_gevent.py, which patches before any import."""
+    env = dict(os.environ, **{SERVE_ARGS_VARIABLE: json.dumps(args)})
+    command = [sys.executable, "-m", "referee.serve_gevent"]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.name == "posix":
+        os.execve(sys.executable, command, env)  # the same process id: supervisors and tests keep it
+    sys.exit(subprocess.call(command, env=env))
 
 
 @main.command()
@@ -234,6 +286,15 @@ def _gunicorn_available() -> bool:
     return True
 
 
+def _run_gevent(app: Flask, host: str, port: int, limits: Limits) -> None:
+    """Serve with gevent's WSGI server and gevent-websocket (referee.web.server)."""
+    from referee.web import server as gevent_server
+    from referee.web.live import start_round_clock
+
+    start_round_clock(app)
+    gevent_server.serve(app, host, port, limits)
+
+
 def _run_werkzeug(app: Flask, host: str, port: int) -> None:
     """Serve with Werkzeug's threaded server (one thread per connection; fine for a club)."""
     from referee.web.extensions import socketio
@@ -278,6 +339,10 @@ def _run_gunicorn(app: Flask, host: str, port: int, threads: int) -> None:
         "timeout": 60,
         "graceful_timeout": 5,
         "keepalive": 5,
+        # gunicorn trusts X-Forwarded-Proto (and friends) from 127.0.0.1 by default: a local
+        # client could claim https. Forwarded headers are the app's ProxyFix's, when PROXY_FIX says.
+        "forwarded_allow_ips": "",
+        "secure_scheme_headers": {},
         "accesslog": None,
         "errorlog": "-",
         "loglevel": "info",

@@ -40,6 +40,11 @@ class Game(Base):
     created_at: Mapped[float] = mapped_column(Float)
     seq: Mapped[int] = mapped_column(Integer, default=0)
     status: Mapped[str] = mapped_column(String(32), default="active")
+    # When the round clock must next look at the game (a running round's end); NULL: never, so
+    # the clock's query skips every game without a timer (Battleship, a paused round).
+    deadline: Mapped[float | None] = mapped_column(Float, nullable=True, index=True)
+    # Time of the last action, so a game nobody plays any more can be expired.
+    updated_at: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class EventRow(Base):

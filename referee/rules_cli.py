@@ -11,7 +11,7 @@ import click
 from .rules.battleship import BattleshipRuleset
 from .rules.errors import MalformedAction, RulesetError
 from .rules.placement import Impossible
-from .rules.ruleset import Ruleset, load_ruleset
+from .rules.ruleset import LIMITS_PATH, Ruleset, limits, load_ruleset
 from .rules.sea import random_sea, sea_to_text, ships_from_text
 
 
@@ -33,15 +33,35 @@ def _fixed_sea(ruleset: BattleshipRuleset, size: int | None, players: int | None
     return ruleset.size, ruleset.fleet
 
 
+class _ShowsBounds(click.Command):
+    """A command whose help ends with every bound of config/ruleset_limits.toml."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Read when the help is shown, not on import: a broken limits file only breaks this.
+        try:
+            lines = limits().lines()
+        except RulesetError as exc:
+            lines = exc.lines()
+        with formatter.section(f"Bounds ({LIMITS_PATH.name})"):
+            formatter.write_text("A number outside its bound is a problem: FILE: key: too large: N (at most M).")
+            for line in lines:
+                formatter.write_text(line)
+        super().format_epilog(ctx, formatter)
+
+
 @click.group("rules")
 def rules_group() -> None:
     """Check ruleset files."""
 
 
-@rules_group.command("check")
+@rules_group.command("check", cls=_ShowsBounds)
 @click.argument("file", type=click.Path(dir_okay=False))
 def rules_check(file: str) -> None:
-    """Check a ruleset file: exit 0 with a summary, or 1 with one line per problem."""
+    """Check a ruleset file: exit 0 with a summary, or 1 with one line per problem.
+
+    Every number in a ruleset has bounds a real game needs (below); the check that a fleet fits
+    its sea has a work budget, and says "could not decide in time" when it runs out.
+    """
     ruleset = _load(file)
     click.echo(f"{file}: ok: {ruleset.summary()}")
 
@@ -69,7 +89,7 @@ def sea_place(file: str, size: int | None, players: int | None, seed: int | None
     try:
         ships = random_sea(ruleset.grid(size), ruleset.sea, fleet, rng)
     except Impossible as exc:
-        click.echo(f"impossible: {exc.message}")
+        click.echo(f"{exc.code}: {exc.message}")  # "impossible", or "undecided" when the search ran out of work
         sys.exit(1)
     click.echo(sea_to_text(ruleset.grid(size), ships))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
 import secrets
 import threading
@@ -28,7 +29,8 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from referee.models import EventRow, Game, Snapshot
-from referee.rules.errors import MalformedAction, Msg
+from referee.rules.errors import GameOver, MalformedAction, Msg
+from referee.sqlite_threads import OffloadedConnection, Runner
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +41,24 @@ events_t = cast(Table, EventRow.__table__)
 snapshots_t = cast(Table, Snapshot.__table__)
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+
+# At most this many SQLite connections per engine (pool_size 10 plus overflow): the thread pool
+# that runs their calls under gevent has as many threads, so a connection holding the write lock
+# always finds a thread for its commit while the others wait for the lock in theirs.
+SQLITE_MAX_CONNECTIONS = 40
+# Where sqlite3's blocking calls run (None: in the caller's thread). `referee serve` under gevent
+# sets a thread pool here before the app makes its engine (see referee.sqlite_threads).
+_sqlite_runner: Runner | None = None
+
+
+def run_sqlite_calls_in(runner: Runner | None) -> None:
+    """Make engines created from now on run sqlite3's statements and commits through `runner`."""
+    global _sqlite_runner
+    _sqlite_runner = runner
+
+# The status the store gives a game nobody played for too long (see Store.expire_idle). It is the
+# store's own, not the mode's: such a game takes no more actions.
+ABANDONED = "abandoned"
 
 
 class EventLike(Protocol):
@@ -60,8 +80,9 @@ class Mode(Protocol):
 
     To turn stored rows back into events the store calls `mode.event_from_dict(d)` if the
     mode has it, else `mode.Event.from_dict(d)` (a mode module that imports its Event class).
-    Optional: `create(action, *, at, by) -> (state, events)` makes a game's first events, and
-    `apply` may take `version=` (see Store.execute).
+    Optional: `create(action, *, at, by) -> (state, events)` makes a game's first events,
+    `apply` may take `version=` (see Store.execute), and `next_deadline(state) -> float | None`
+    tells when the round clock must next look at the game (stored in games.deadline).
     """
 
     def replay(self, events: Sequence[Any]) -> Any:
@@ -124,20 +145,51 @@ class Result:
 # Engine and migrations
 
 
+def make_private_sqlite_file(path: Path) -> None:
+    """Create the SQLite file only its owner may read (0600), and tighten an older install's files.
+
+    The database holds both seas and every order in clear. SQLite gives its -wal and -shm files
+    the database file's own mode, so a database made 0600 before the first connect keeps them
+    0600 too, whatever the umask; ones an older install left 0644 are changed here.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    if os.name != "posix":
+        return
+    for each in (path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal"))):
+        try:
+            if each.stat().st_mode & 0o077:
+                os.chmod(each, 0o600)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:  # not ours to change: say so rather than refuse to start
+            log.warning("could not make %s private (0600): %s", each, exc)
+
+
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """Create an engine; on SQLite set the durability pragmas and IMMEDIATE write transactions."""
     sa_url = make_url(url)
     if sa_url.get_backend_name() != "sqlite":
         kwargs.setdefault("pool_pre_ping", True)
         return create_engine(sa_url, **kwargs)
-    if sa_url.database and sa_url.database != ":memory:":
-        Path(sa_url.database).parent.mkdir(parents=True, exist_ok=True)
+    if sa_url.database and sa_url.database != ":memory:" and not sa_url.query.get("uri"):
+        make_private_sqlite_file(Path(sa_url.database))
     connect_args = dict(kwargs.pop("connect_args", {}))
     connect_args.setdefault("timeout", 10.0)
     connect_args.setdefault("check_same_thread", False)
     kwargs.setdefault("pool_size", 10)
-    kwargs.setdefault("max_overflow", 30)
+    kwargs.setdefault("max_overflow", max(0, SQLITE_MAX_CONNECTIONS - kwargs["pool_size"]))
     engine = create_engine(sa_url, connect_args=connect_args, **kwargs)
+    runner = _sqlite_runner
+    if runner is not None:
+
+        @event.listens_for(engine, "do_connect")
+        def _offloaded(dialect: Any, _record: ConnectionPoolEntry, cargs: Any, cparams: Any) -> Any:
+            # Opening is quick (SQLite reads nothing until the first statement); the rest is offloaded.
+            return OffloadedConnection(dialect.loaded_dbapi.connect(*cargs, **cparams), runner)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
@@ -407,7 +459,8 @@ class Store:
             with self.engine.begin() as conn:
                 conn.execute(
                     insert(games_t).values(
-                        id=gid, mode=mode_name, created_at=at, seq=version, status=_status(state)
+                        id=gid, mode=mode_name, created_at=at, seq=version, status=_status(state),
+                        deadline=_deadline(mode, state), updated_at=at,
                     )
                 )
                 conn.execute(insert(events_t), [_event_row(gid, ev, 1, None, None) for ev in events])
@@ -469,6 +522,8 @@ class Store:
                                 Msg("this client_id was already used by someone else; send a new one")
                             )
                         return dup
+                if game.status == ABANDONED:
+                    raise GameOver(Msg("this game has expired: nobody played it for a long time"))
                 mode, state = self._state_in(conn, game)
                 new_state, events = mode.apply(state, action, at=at, by=by, **extra)
                 current = int(game.seq)
@@ -489,7 +544,7 @@ class Store:
                 conn.execute(
                     update(games_t)
                     .where(games_t.c.id == game_id)
-                    .values(seq=new_version, status=_status(new_state))
+                    .values(seq=new_version, status=_status(new_state), deadline=_deadline(mode, new_state), updated_at=at)
                 )
                 if new_version // self.snapshot_every > current // self.snapshot_every:
                     conn.execute(
@@ -548,10 +603,61 @@ class Store:
         with self._read() as conn:
             return [r.id for r in conn.execute(select(games_t.c.id).order_by(games_t.c.created_at.desc()))]
 
-    def playing_game_ids(self) -> list[str]:
-        """Return the ids of games under way (status "playing"), for the round clock."""
+    def status_of(self, game_id: str) -> str:
+        """Return a game's status in the games table (the mode's phase, or ABANDONED)."""
         with self._read() as conn:
-            return [r.id for r in conn.execute(select(games_t.c.id).where(games_t.c.status == "playing"))]
+            return str(self._game_row(conn, game_id, lock=False).status)
+
+    def due_game_ids(self, now: float) -> list[str]:
+        """Return the games whose stored deadline has come, soonest first, for the round clock.
+
+        Only games with a deadline are read: thousands of Battleship games cost the clock nothing.
+        """
+        with self._read() as conn:
+            stmt = select(games_t.c.id).where(games_t.c.deadline.is_not(None), games_t.c.deadline <= now)
+            return [r.id for r in conn.execute(stmt.order_by(games_t.c.deadline))]
+
+    def refresh_deadline(self, game_id: str) -> float | None:
+        """Store the deadline a game's state really has; return it.
+
+        For a row whose deadline is only a "look now" mark (set by migration 0002 for games that
+        were running, whose logs it cannot fold): once read, the clock leaves them alone.
+        """
+
+        def run() -> float | None:
+            with self.engine.begin() as conn:
+                game = self._game_row(conn, game_id, lock=True)
+                mode, state = self._state_in(conn, game)
+                deadline = None if game.status == ABANDONED else _deadline(mode, state)
+                conn.execute(update(games_t).where(games_t.c.id == game_id).values(deadline=deadline))
+                return deadline
+
+        return retry_busy(run)
+
+    def expire_idle(
+        self, mode_name: str, *, before: float, statuses: Sequence[str] = ("placing", "playing"), limit: int = 500
+    ) -> list[str]:
+        """Mark ABANDONED (no deadline) the games of a mode in `statuses` with no action since `before`.
+
+        At most `limit` games per call, so the write transaction stays short; return their ids.
+        """
+        idle = (
+            games_t.c.mode == mode_name,
+            games_t.c.status.in_(list(statuses)),
+            func.coalesce(games_t.c.updated_at, games_t.c.created_at) < before,
+        )
+        with self._read() as conn:
+            if conn.execute(select(games_t.c.id).where(*idle).limit(1)).first() is None:
+                return []  # the usual minute: no write lock taken
+
+        def run() -> list[str]:
+            with self.engine.begin() as conn:
+                ids = [str(r.id) for r in conn.execute(select(games_t.c.id).where(*idle).order_by(games_t.c.id).limit(limit).with_for_update())]
+                if ids:
+                    conn.execute(update(games_t).where(games_t.c.id.in_(ids)).values(status=ABANDONED, deadline=None))
+                return ids
+
+        return retry_busy(run)
 
     def count_events(self, game_id: str) -> int:
         """Return how many events a game has stored."""
@@ -567,6 +673,13 @@ def _event_row(
         "game_id": game_id, "seq": ev.seq, "kind": ev.kind, "data": _dumps(dict(ev.data)), "at": float(ev.at),
         "by": ev.by, "batch_seq": batch_seq, "device_id": device_id, "client_id": client_id,
     }
+
+
+def _deadline(mode: Mode, state: Any) -> float | None:
+    """When the round clock must next look at a game, from the mode's `next_deadline`; None: never."""
+    next_deadline = getattr(mode, "next_deadline", None)
+    value = next_deadline(state) if next_deadline is not None else None
+    return None if value is None else float(value)
 
 
 def _status(state: Any) -> str:

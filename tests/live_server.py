@@ -41,6 +41,7 @@ class Server:
         redis_url: str | None = None,
         env: dict[str, str] | None = None,
         port: int | None = None,
+        args: list[str] | None = None,
     ) -> None:
         self.instance = instance
         self.port = port or free_port()
@@ -49,6 +50,7 @@ class Server:
         self.database_url = database_url
         self.redis_url = redis_url
         self.extra_env = dict(env or {})
+        self.extra_args = list(args or [])  # e.g. ["--server", "gunicorn"]; the default is gevent
         self.proc: subprocess.Popen[str] | None = None
         self.link = ""
         self.output: list[str] = []
@@ -68,11 +70,13 @@ class Server:
             args += ["--database-url", self.database_url]
         if self.redis_url:
             args += ["--redis-url", self.redis_url]
+        args += self.extra_args
         self.link = ""
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "referee.cli", *args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT,
-            # Its own process group: gunicorn's worker (the process that writes) dies with the master.
+            # Its own process group: with --server gunicorn, the worker (the process that writes)
+            # dies with the master. (The default gevent server re-executes itself: the same pid.)
             start_new_session=True,
         )
         found = threading.Event()

@@ -99,9 +99,10 @@ def test_two_players_and_a_spectator_never_see_the_hidden_fleet(app: Flask, duel
     refused = note("A", act(duel["A"], gid, {"type": "place_fleet", "player": "B", "ships": ships(FLEET_A)}))
     assert refused.status_code == 403 and refused.get_json()["error"] == "not_your_turn"
     ok(note("B", act(duel["B"], gid, {"type": "place_fleet", "player": "B", "ships": ships(FLEET_B)})))
-    # Play has started: the invitation on Eva's screen no longer makes a phone player B.
-    late = app.test_client().get(duel["links"]["join"]["B"].split("localhost", 1)[1])
-    assert late.status_code == 403
+    # The invitation was spent by Bo's phone: it makes no other phone player B.
+    late = app.test_client()
+    assert late.get(duel["links"]["join"]["B"].split("localhost", 1)[1], follow_redirects=True).status_code == 403
+    assert late.get(f"/api/games/{gid}/view").get_json()["role"] == "public"
     assert note("A", act(duel["A"], gid, {"type": "fire", "player": "B", "squares": ["A2"]})).status_code == 403
     ack = socks["A"].emit("action", {"game": gid, "client_id": "x1", "action": {"type": "fire", "player": "B", "squares": ["A2"]}}, callback=True)
     assert ack["ok"] is False and ack["error"] == "not_your_turn"

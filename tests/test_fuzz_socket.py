@@ -386,3 +386,46 @@ def test_an_oversized_message_is_cut_off_and_changes_nothing(server: Any) -> Non
     assert "Traceback" not in "".join(server.output), server.tail()
     again.ws.close()
     sock.ws.close()
+
+
+# --- Packets python-socketio cannot take as events, on the real server -------------------------------
+
+JUNK_PACKETS = {
+    "no payload": '["action"]',
+    "no payload (resync)": '["resync"]',
+    "5,000-digit number": '["action",{"game":' + "7" * 5000 + "}]",
+    "event name not text": "[5,{}]",
+    "an object, not a list": '{"a":1}',
+    "truncated": '["action",{"game":"abc","action":{"type":',
+    "nothing at all": "",
+    "an empty list": "[]",
+    "unknown event": '["launch",{"game":"abc"}]',
+    "two payloads": '["resync",{"game":"abc"},{"seq":1}]',
+    "nested 30,000 deep": '["action",' + "[" * 30_000 + "]" * 30_000 + "]",  # under the 64 KiB message limit
+    "not JSON": "[action]",
+}
+
+
+def test_junk_packets_get_a_malformed_ack_and_no_traceback(server: Any) -> None:
+    """Every packet with an ack id gets an ack: `malformed` for junk; nothing is logged at ERROR."""
+    base = server.base
+    sock = _Socket(base, "")
+    for ack_id, (what, body) in enumerate(JUNK_PACKETS.items(), start=1):
+        sock.ws.send(f"42{ack_id}{body}")
+        while True:
+            packet = sock.receive()
+            if packet.startswith(f"43{ack_id}["):
+                break
+        ack = json.loads(packet[len(f"43{ack_id}"):])[0]
+        assert ack["ok"] is False and ack["error"] == "malformed" and ack["message"], (what, ack)
+    # A binary event (nothing here sends bytes) is refused too, without waiting for its attachment.
+    sock.ws.send('451-99["action",{"_placeholder":true,"num":0}]')
+    assert sock.receive().startswith('4399[{"ok":false,"error":"malformed"')
+    # The socket is still served as before.
+    ack = sock.emit("time_ping", {"t0": 1})
+    assert ack["server_time"] > 1e12
+    ack = sock.emit("resync", {"game": "nosuchgame", "seq": 0})
+    assert ack["ok"] is False and ack["error"] == "not_found", ack
+    sock.ws.close()
+    output = "".join(server.output)
+    assert "Traceback" not in output and "ERROR" not in output, server.tail(80)

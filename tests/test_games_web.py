@@ -214,7 +214,7 @@ def test_referee_manages_devices_and_reissues_join_links(app: Flask, game: dict[
     assert game["A"].get(f"/api/games/{gid}/view").get_json()["role"] == "public"
     old = game["links"]["join"]["B"].split("localhost", 1)[1]
     new = game["referee"].post(f"/api/games/{gid}/teams/B/join-link", json={}).get_json()["url"]
-    assert app.test_client().get(old).status_code == 403
+    assert app.test_client().get(old, follow_redirects=True).status_code == 403
     assert re.search(r"t=", new)
 
 

@@ -272,6 +272,8 @@ ROUTES: dict[tuple[str, str], dict[str, int]] = {
     ("/b/<game_id>", "GET"): only({"team_a": 200, "team_b": 200}, 303),
     ("/b/<game_id>/watch", "GET"): EVERYONE,
     ("/b/<game_id>/rematch", "POST"): only({"team_a": 409, "team_b": 409}),
+    # "New invite": player A only (it cuts player B's phone off, then A's page shows a fresh link).
+    ("/b/<game_id>/invite", "POST"): only({"team_a": 303}),
     ("/api/battleship/games", "POST"): {r: 201 for r in ROLES},
     ("/api/battleship/games/<game_id>/sea/check", "POST"): only({"referee": 200, "team_a": 200}),
     ("/api/battleship/games/<game_id>/sea/random", "POST"): only({"referee": 200, "team_a": 200}),
@@ -288,6 +290,9 @@ EVENTS: dict[str, dict[str, str]] = {
     "resync": {**{r: "ok" for r in ROLES}, "tampered": "forbidden"},
     "action": {r: "ok" if r in ("referee", "pilot_a") else "forbidden|not_your_turn" for r in ROLES},
     "disconnect": {r: "ok" for r in ROLES},
+    # The catch-all of unknown event names, and the event junk packets become (realtime.TextPacket).
+    "*": {r: "malformed" for r in ROLES},
+    "malformed_packet": {r: "malformed" for r in ROLES},
 }
 
 
@@ -451,4 +456,134 @@ def test_event_as_every_role(ctx: Ctx, event: str) -> None:
 def test_matrix_size() -> None:
     """The matrix this file drives (kept here so a shrinking table is visible)."""
     assert len(ROLES) == 8
-    assert len(ROUTES) * len(ROLES) >= 200 and len(EVENTS) * len(ROLES) == 32
+    assert len(ROUTES) * len(ROLES) >= 200 and len(EVENTS) * len(ROLES) == 48
+
+
+# --- Refusals that name an order: one answer for every order the caller is not shown ---------------
+#
+# Order ids are easy to guess (1B1, 1B2, ...). A team or pilot may name only the orders its own view
+# shows it; for any other id, existing or not, the answer must be the same bytes, over HTTP and over
+# Socket.IO, and must not change with what the other team does.
+
+
+@dataclass
+class Probe:
+    app: Flask
+    gid: str
+    referee: FlaskClient
+    team_a: FlaskClient
+    team_b: FlaskClient
+    pilot_a: FlaskClient
+    slip_a: str  # Ann's slip: fighter 1A1, upper corridor
+
+
+def probe_game(app: Flask, *, start: bool) -> Probe:
+    """A game where team A is shown 1B1 (meets Ann next) and 1B3 (waits at A's base), never 1B2."""
+    referee = referee_client(app)
+    created = create(referee, PLAYERS)
+    gid = created["game"]
+    team_a = join(app, created["links"]["join"]["A"])
+    team_b = join(app, created["links"]["join"]["B"])
+    ok(act(team_a, gid, {"type": "lock_sea", "team": "A", "ships": ships_json(SEA_7)}))
+    ok(act(team_b, gid, {"type": "lock_sea", "team": "B", "ships": ships_json(SEA_B)}))
+    ok(act(referee, gid, {"type": "start_game"}))
+    ok(act(team_a, gid, {"type": "set_defender", "team": "A", "pilot": "Amy"}))
+    ok(act(team_b, gid, {"type": "set_defender", "team": "B", "pilot": "Bo"}))
+    for team, client, order in (
+        ("A", team_a, {"pilot": "Ann", "kind": "fighter", "corridor": "upper"}),  # 1A1: meets 1B1
+        ("A", team_a, {"pilot": "Ada", "kind": "bomber", "corridor": "lower", "target": TARGET_OF_A}),  # 1A2
+        ("B", team_b, {"pilot": "Bob", "kind": "bomber", "corridor": "upper", "target": TARGET_OF_B}),  # 1B1
+        ("B", team_b, {"pilot": "Bea", "kind": "fighter", "corridor": "middle"}),  # 1B2: meets nobody, lands
+        ("B", team_b, {"pilot": "Ben", "kind": "bomber", "corridor": "middle", "target": "A1"}),  # 1B3: at A's base
+    ):
+        ok(act(client, gid, {"type": "add_order", "team": team, "ship": "A", **order}))
+    if start:
+        ok(act(referee, gid, {"type": "start_round"}))
+    slips = {s["order"]: s["url"].rsplit("/s/", 1)[1] for s in ok(team_a.get(f"/api/games/{gid}/slips"))["slips"]}
+    return Probe(app, gid, referee, team_a, team_b, app.test_client(), slips["1A1"])
+
+
+def answers(probe: Probe, client: FlaskClient, action: dict[str, Any], slip: str | None = None) -> tuple[Any, ...]:
+    """The HTTP answer (status, bytes) and the socket ack of one action, after checking it changed nothing."""
+    before = snapshot_of(probe)
+    body: dict[str, Any] = {"action": action}
+    if slip:
+        body["slip"] = slip
+    response = client.post(f"/api/games/{probe.gid}/actions", json=body)
+    sock = socketio.test_client(probe.app, flask_test_client=client)
+    try:
+        ack = sock.emit("action", {"game": probe.gid, "action": action, **({"slip": slip} if slip else {})}, callback=True)
+    finally:
+        sock.disconnect()
+    assert response.status_code in (400, 403, 409), (action, response.status_code, response.get_data(as_text=True))
+    assert isinstance(ack, dict) and ack.get("ok") is False, (action, ack)
+    assert snapshot_of(probe) == before, f"{action} changed the game"
+    return response.status_code, response.get_data(), json.dumps(ack, sort_keys=True)
+
+
+def snapshot_of(probe: Probe) -> int:
+    with probe.app.app_context():
+        return db.store.count_events(probe.gid)
+
+
+# (caller, action with X where the probed id goes): A's phone and Ann's slip, naming ids A is not shown.
+AIRBORNE_PROBES: list[tuple[str, dict[str, Any]]] = [
+    ("team_a", {"type": "announce_bombing", "order": "X"}),
+    ("team_a", {"type": "report_bombing", "order": "X", "throws": [{"winner": "ship"}]}),
+    ("team_a", {"type": "report_dogfight", "a": "1A1", "b": "X", "throws": [{"winner": "A"}]}),
+    ("team_a", {"type": "confirm_dogfight", "a": "1A1", "b": "X"}),
+    ("pilot_a", {"type": "report_dogfight", "a": "1A1", "b": "X", "throws": [{"winner": "A"}]}),
+    ("pilot_a", {"type": "report_dogfight", "a": "X", "b": "1A1", "throws": [{"winner": "A"}]}),
+    ("pilot_a", {"type": "confirm_dogfight", "a": "1A1", "b": "X"}),
+    ("pilot_a", {"type": "announce_bombing", "order": "X"}),
+    ("pilot_a", {"type": "report_bombing", "order": "X", "throws": [{"winner": "bomber"}]}),
+]
+# Shown to nobody on A's side: B's landed fighter 1B2 (to Ann also 1B3 and A's own 1A2); ids no order has.
+UNSEEN = {"team_a": ["1B2"], "pilot_a": ["1B2", "1B3", "1A2"]}
+MISSING = ["1B4", "1B9", "2B1", "1A9"]
+
+
+def fill(action: dict[str, Any], order_id: str) -> dict[str, Any]:
+    return {k: order_id if v == "X" else v for k, v in action.items()}
+
+
+@pytest.mark.parametrize("caller,action", AIRBORNE_PROBES, ids=lambda v: v if isinstance(v, str) else v["type"])
+def test_probing_unseen_orders_gets_one_answer_in_the_air(app: Flask, caller: str, action: dict[str, Any]) -> None:
+    probe = probe_game(app, start=True)
+    client = probe.team_a if caller == "team_a" else probe.pilot_a
+    slip = probe.slip_a if caller == "pilot_a" else None
+    got = {oid: answers(probe, client, fill(action, oid), slip) for oid in UNSEEN[caller] + MISSING}
+    assert len(set(got.values())) == 1, f"{caller} {action['type']}: answers differ by order: {got}"
+    status, body, _ = next(iter(got.values()))
+    text = body.decode()
+    for word in ("B1", "B2", "B3", "fighter", "bomber", "middle", "corridor", "Bea", "Ben"):
+        assert word not in text, f"{caller} {action['type']}: the refusal names {word!r}: {text}"
+    # What B does next changes nothing in A's answer: B's ships are bombed, a report comes in.
+    ok(act(probe.referee, probe.gid, {"type": "report_dogfight", "a": "1A1", "b": "1B1", "throws": [{"winner": "B"}], "choice": "pass"}))
+    assert answers(probe, client, fill(action, "1B2"), slip) == got["1B2"]
+
+
+def test_probing_orders_in_planning_counts_nothing(app: Flask) -> None:
+    probe = probe_game(app, start=False)
+    remove = {"type": "remove_order", "order": "X"}
+    got = {oid: answers(probe, probe.team_a, fill(remove, oid), None) for oid in ["1B1", "1B2", "1B3", *MISSING]}
+    assert len(set(got.values())) == 1, got
+    assert got["1B1"][0] == 409
+    # B takes an order back and writes a new one: A's answers for those ids stay the same.
+    ok(act(probe.team_b, probe.gid, {"type": "remove_order", "order": "1B3"}))
+    assert answers(probe, probe.team_a, fill(remove, "1B3"), None) == got["1B3"]
+    ok(act(probe.team_b, probe.gid, {"type": "add_order", "team": "B", "ship": "A", "pilot": "Ben", "kind": "fighter", "corridor": "lower"}))
+    assert answers(probe, probe.team_a, fill(remove, "1B4"), None) == got["1B4"]
+    # Ann's slip may not remove anything either, and says so alike for every id.
+    slip_answers = {answers(probe, probe.pilot_a, fill(remove, oid), probe.slip_a) for oid in ["1A1", "1A2", "1B1", "1B9"]}
+    assert len(slip_answers) == 1, slip_answers
+
+
+def test_the_orders_a_view_shows_may_still_be_named(app: Flask) -> None:
+    probe = probe_game(app, start=True)
+    # 1B3 waits at A's base: A's phone announces it (the sea answers) and gets the real answer.
+    announced = act(probe.team_a, probe.gid, {"type": "announce_bombing", "order": "1B3"})
+    assert announced.status_code == 200, announced.get_json()
+    # Ann meets 1B1 next: her report is taken.
+    reported = probe.pilot_a.post(f"/api/games/{probe.gid}/actions", json={"slip": probe.slip_a, "action": {"type": "report_dogfight", "a": "1A1", "b": "1B1", "throws": [{"winner": "A"}]}})
+    assert reported.status_code == 200, reported.get_json()

@@ -96,7 +96,9 @@ def referee_session(base: str, servers: list[Server]) -> requests.Session:
     for server in servers:
         session = browser()
         token = server.link.split("token=", 1)[1]
-        if session.get(f"{base}/?token={token}", allow_redirects=False, timeout=10).status_code == 303:
+        # A refused link is redirected too (its token dropped from the address bar): only an
+        # accepted one sets the referee cookie.
+        if session.get(f"{base}/?token={token}", allow_redirects=False, timeout=10).status_code == 303 and session.cookies.get("referee"):
             return session
     raise AssertionError("no terminal link of the servers was accepted")
 
@@ -590,7 +592,8 @@ def test_forwarded_headers_count_only_with_proxy_fix(tmp_path: Path, proxies: in
     from referee.web.extensions import engine_of
 
     app = create_app(
-        {"TESTING": True, "SECRET_KEY": "test-" + "0" * 40, "DATABASE_URL": f"sqlite:///{tmp_path / 't.sqlite3'}", "PROXY_FIX": proxies},
+        # Behind the proxy the phones use its name, which ALLOWED_HOSTS must list (the Host check).
+        {"TESTING": True, "SECRET_KEY": "test-" + "0" * 40, "DATABASE_URL": f"sqlite:///{tmp_path / 't.sqlite3'}", "PROXY_FIX": proxies, "ALLOWED_HOSTS": ["club.example"]},
         instance_path=tmp_path / "instance",
     )
     try:

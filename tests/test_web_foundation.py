@@ -289,7 +289,7 @@ def test_revoked_token_refused(app: Flask, game_id: str) -> None:
     with app.test_request_context("/", headers={"Cookie": f"rg_{game_id}={issued.token}"}):
         assert current_roles(game_id) == {Role.REFEREE, Role.PROJECTOR}
     assert revoke_token(engine, issued.id)
-    assert client.get(f"/?t={issued.token}").status_code == 403
+    assert client.get(f"/?t={issued.token}", follow_redirects=True).status_code == 403
     with app.test_request_context("/", headers={"Cookie": f"rg_{game_id}={issued.token}"}):
         assert current_roles(game_id) == set()
     response = client.get(f"/_roles/{game_id}")
@@ -321,16 +321,19 @@ def test_server_referee_token_rotation(app: Flask) -> None:
 
 
 def test_rate_limit_on_token_guessing(app: Flask) -> None:
-    """20 wrong tokens per IP per minute are answered 403; then 429, even for a valid one, until the window passes."""
+    """20 wrong tokens per IP per minute are answered 403; then 429, even for a valid one, until the window passes.
+
+    Each refusal is shown after a redirect that drops the token from the address bar.
+    """
     now = [1000.0]
     app.extensions["referee.limiter"] = FailureLimiter(limit=20, window=60.0, clock=lambda: now[0])
     client = app.test_client()
     valid = issue_server_referee_token(engine_of(app))
     for i in range(20):
-        assert client.get(f"/?t=guess-{i}").status_code == 403
-    blocked = client.get(f"/?token={valid}")
-    assert blocked.status_code == 429
-    assert client.get("/api/health?t=guess").status_code == 429
+        assert client.get(f"/?t=guess-{i}", follow_redirects=True).status_code == 403
+    blocked = client.get(f"/?token={valid}", follow_redirects=True)
+    assert blocked.status_code == 429 and blocked.headers["Retry-After"] == "60"
+    assert client.get("/api/health?t=guess", follow_redirects=True).status_code == 429
     other_ip = app.test_client().get(f"/?token={valid}", environ_base={"REMOTE_ADDR": "10.0.0.9"})
     assert other_ip.status_code == 303
     now[0] += 61
@@ -362,7 +365,7 @@ def test_team_join_creates_device(app: Flask, game_id: str) -> None:
         assert len(conn.execute(select(Device.id).where(Device.game_id == game_id)).all()) == 1
 
     new_join = reissue_join_token(engine, game_id, "A")
-    assert app.test_client().get(f"/?t={join.token}").status_code == 403
+    assert app.test_client().get(f"/?t={join.token}", follow_redirects=True).status_code == 403
     assert app.test_client().get(f"/?t={new_join.token}").status_code == 303
     assert roles(device_token) == ({Role.TEAM}, "A")
 

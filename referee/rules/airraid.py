@@ -21,7 +21,8 @@ from .errors import GameOver, IllegalAction, MalformedAction, Msg, NotYourTurn, 
 from .events import JSON, Event, Role, Throw, encode, log_state_from_dict, log_state_to_dict, parse_throws, replay_log
 from .grid import Grid, Square
 from .ruleset import AirRaidRuleset, airraid_ruleset_from_dict
-from .sea import Ship, ship_labels, check_fleet
+from .placement import UNDECIDED
+from .sea import Ship, check_fleet, fleet_fit_reason, ship_labels
 
 MODE = "airraid"
 TEAMS = ("A", "B")
@@ -746,9 +747,9 @@ def _setup_game(action: Mapping[str, Any]) -> State:
     row = ruleset.sea_size_for(max(len(p) for p in players))
     size = f.integer("sea_size", optional=True, low=2, high=26) or row.size
     if size != row.size:
-        from .sea import fleet_fit_reason
-
         reason = fleet_fit_reason(size, ruleset.sea, row.fleet)
+        if reason == UNDECIDED:
+            raise IllegalAction(UNDECIDED)
         if reason:
             raise IllegalAction(Msg('a {size}×{size} sea cannot hold the fleet: {reason}', size=size, reason=reason))
     seconds = f.integer("round_seconds", optional=True, low=10, high=3600) or ruleset.round_seconds

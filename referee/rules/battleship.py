@@ -20,8 +20,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from .errors import GameOver, IllegalAction, MalformedAction, Msg, Name, NotYourTurn, RulesetError, StaleVersion, join_msgs
 from .events import JSON, Event, Role, log_state_from_dict, log_state_to_dict, replay_log
 from .grid import LETTERS, Grid, Square
-from .ruleset import Problems, parse_fleet, parse_sea_rules
-from .sea import SeaRules, Ship, check_fleet, fleet_fit_reason, ship_labels, ships_from_text
+from .ruleset import Problems, brief, check_fit, key_text, parse_fleet, parse_sea_rules
+from .sea import SeaRules, Ship, check_fleet, ship_labels, ships_from_text
 from .shots import Shot, Volley
 
 MODE = "battleship"
@@ -113,8 +113,8 @@ class BattleshipRuleset:
 
 def _choice(p: Problems, table: Mapping[str, Any], key: str, options: Sequence[str], default: str | None = None) -> str:
     value = table.get(key.rsplit(".", 1)[-1], default)
-    if value not in options:
-        p.add(key, ("missing: " if value is None else f"{value!r} is not one of: ") + ", ".join(options))
+    if not isinstance(value, str) or value not in options:
+        p.add(key, ("missing: " if value is None else f"{brief(value)} is not one of: ") + ", ".join(options))
         return options[0]
     return str(value)
 
@@ -126,30 +126,24 @@ def battleship_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> 
     rid = p.text(head, "ruleset.id", MODE)
     mode = head.get("mode", MODE)
     if mode != MODE:
-        p.add("ruleset.mode", f"this reader takes mode {MODE}, not {mode!r}")
+        p.add("ruleset.mode", f"this reader takes mode {MODE}, not {brief(mode)}")
     name = p.text(head, "ruleset.name", rid)
     names = p.names(head, "ruleset.names")
     before_sea = len(p.items)
     sea = parse_sea_rules(data, p)
     sea_table = data.get("sea") if isinstance(data.get("sea"), Mapping) else {}
     assert isinstance(sea_table, Mapping)
-    size = p.integer(sea_table, "sea.size", minimum=2)
-    if size > 26:
-        p.add("sea.size", f"{size} is wider than the 26 letters A–Z")
-        size = 26
     before_fleet = len(p.items)
+    size = p.bounded(sea_table, "sea.size")
+    # parse_fleet holds the fleet to its bound, at most the 26 letters of a sea text.
     fleet = parse_fleet(data.get("fleet"), "fleet", sea.kinds, p)
-    if len(fleet) > len(LETTERS):
-        p.add("fleet", f"{len(fleet)} ships: a sea text letters at most {len(LETTERS)}")
-    elif fleet and len(p.items) == before_fleet and len(p.items) == before_sea:
-        reason = fleet_fit_reason(size, sea, fleet)
-        if reason:
-            p.add("fleet", f"the {size}×{size} sea is too small for the fleet: {reason}")
+    if fleet and len(p.items) == before_fleet and len(p.items) == before_sea:
+        check_fit(size, sea, fleet, "fleet", "the fleet", p)
 
     play = p.table(data, "play")
     for key in play:
         if key not in PLAY_KEYS:
-            p.add(f"play.{key}", f"unknown rule (known: {', '.join(PLAY_KEYS)})")
+            p.add(f"play.{key_text(key)}", f"unknown rule (known: {', '.join(PLAY_KEYS)})")
     first = _choice(p, play, "play.first", FIRSTS, "choose")
     shots = _choice(p, play, "play.shots", SHOTS_PER_TURN)
     report = _choice(p, play, "play.report", REPORTS)

@@ -1,6 +1,17 @@
 """Seeded random fleet placement on a square sea, and the check that a fleet fits at all.
 
-Public: `random_fleet`, `fleet_fits`, `sampling_is_uniform` and the `Impossible` refusal.
+Public: `random_fleet`, `fleet_fits`, `sampling_is_uniform`, the `Impossible` refusal, and the
+work `Budget` with its `UNDECIDED` answer.
+
+Work budget. Packing polyominoes is NP-complete: a 2 KB ruleset can ask for a search that runs
+for hours. Every search step is paid from a `Budget` of work units (one unit per search state,
+plus its share of the bounds computed there), counted, not timed: the rules core may not read
+the clock, and a count gives the same answer on every machine and in every replay. When the
+budget is spent, `fleet_fits` answers `UNDECIDED` ("could not decide in time") and
+`random_fleet` raises `Undecided`; a failed search leaves no memo behind, so asking again gives
+the same answer. `SEARCH_BUDGET` is half again what the hardest refusal of bench/placement.py
+needs (24 carriers on 11×11, 330,000 units) and is spent in 0.6 to 2.3 s of CPU here (220,000
+to 950,000 units a second: few kinds of ship are the slow case).
 
 Representation. A sea is an n×n grid held in a Python int used as a bitset: square (col, row)
 is bit row·(n+1) + col. The unused column n keeps shapes from wrapping into the next row when a
@@ -69,6 +80,47 @@ class Impossible(RulesError):
     code = "impossible"
 
 
+class Undecided(Impossible):
+    """A fleet search that ran out of its work budget before it had an answer."""
+
+    code = "undecided"
+
+
+UNDECIDED = Msg("could not decide in time whether this fleet fits; make the sea larger or the fleet smaller")
+UNPLACED = Msg("could not place this fleet in time; make the sea larger or the fleet smaller")
+
+# Work units of one search (see the module's docstring).
+SEARCH_BUDGET = 500_000
+# Work units of building one counting table (a state costs one unit per kind and one more):
+# past them, as past `_TABLE_LIMIT` states, placement falls back to the search.
+_TABLE_BUDGET = 600_000
+# Draws a rejection sampler may spend on one fleet after its pilot accepted (expected: a few
+# thousand); past them the fleet comes from the search instead.
+_REJECT_DRAWS = 3_000_000  # ten pilots' worth
+
+
+class _OutOfWork(Exception):
+    """A `Budget` was spent."""
+
+
+class Budget:
+    """Work units a search may still spend; one budget may be shared by several searches."""
+
+    def __init__(self, units: int | None = None) -> None:
+        self.left = SEARCH_BUDGET if units is None else units
+
+    def spend(self, units: int) -> None:
+        """Pay for some work; raise _OutOfWork once the budget is spent."""
+        self.left -= units
+        if self.left < 0:
+            raise _OutOfWork
+
+    @property
+    def spent(self) -> bool:
+        """Tell whether the budget ran out."""
+        return self.left < 0
+
+
 # Draws the pilot may spend before rejection is declared too slow, and the fleets it must accept.
 _PILOT_DRAWS = 300_000
 _PILOT_ACCEPTS = 3
@@ -78,6 +130,8 @@ _TABLE_LIMIT = 150_000
 # Places with failed search states a sea keeps during one search, and between calls.
 _FAILED_LIMIT = 400_000
 _FAILED_KEPT = 20_000
+# Shifts of the subset sums of `_Sea.need` that cost about one work unit.
+_NEED_SHIFTS = 8
 # Count codes up to which failed states also rule out every state with more ships left.
 _DOMINANCE_CODES = 1024
 # Plans kept between calls (one per sea, fleet and set of fixed ships), and table states in all.
@@ -85,6 +139,10 @@ _PLANS_KEPT = 64
 _TABLES_KEPT = 300_000
 _PLANS: OrderedDict[tuple[object, ...], _Plan] = OrderedDict()
 _PLANS_LOCK = threading.Lock()
+# Answers of `fleet_fits` kept (a ruleset is checked again on every replay of its game).
+_ANSWERS_KEPT = 256
+_ANSWERS: OrderedDict[tuple[object, ...], str | None] = OrderedDict()
+_ANSWERS_LOCK = threading.Lock()
 
 
 class _OverBudget(Exception):
@@ -208,6 +266,8 @@ class _Sea:
             )
         # Larger kinds first at every cell: a dead end shows sooner.
         self.anchors = [tuple(sorted(a, key=lambda x: x[0])) for a in anchors]
+        # Work units of one search state: the bounds shift the free squares once per kind.
+        self.step = 1 + len(kinds)
         self.needs: dict[int, tuple[int, int, tuple[tuple[int, bool], ...], tuple[int, ...]]] = {}
         self.lefts: dict[int, tuple[bool, ...]] = {}
         # Failed states, by place (cell and blocked bits) then count code. A fleet that cannot
@@ -259,7 +319,7 @@ class _Sea:
             got = self.lefts[cnt] = tuple(c > 0 for c in self.remaining(cnt))
         return got
 
-    def need(self, cnt: int) -> tuple[int, int, tuple[tuple[int, bool], ...], tuple[int, ...]]:
+    def need(self, cnt: int, budget: Budget | None = None) -> tuple[int, int, tuple[tuple[int, bool], ...], tuple[int, ...]]:
         """Return (squares, image squares, kinds left, reachable coloured sums) for a count code.
 
         The sums are bitsets: bit s is set when the remaining ships can cover exactly s coloured
@@ -268,6 +328,9 @@ class _Sea:
         got = self.needs.get(cnt)
         if got is None:
             left = self.remaining(cnt)
+            if budget is not None:
+                # The subset sums below shift once per colouring, ship left and tally: charged in proportion.
+                budget.spend(1 + sum(c * len(self.tallies[k][0]) for k, c in enumerate(left)) // _NEED_SHIFTS)
             area = sum(c * s for c, s in zip(left, self.sizes))
             img = sum(c * a for c, a in zip(left, self.img_area))
             sums: list[int] = []
@@ -358,9 +421,10 @@ class _Sea:
                 return ("colour", j, high, low)
         return None
 
-    def hopeless(self, i: int, win: int, cnt: int) -> bool:
+    def hopeless(self, i: int, win: int, cnt: int, budget: Budget) -> bool:
         """Tell whether a search state provably has no completion."""
-        need = self.need(cnt)
+        budget.spend(self.step)
+        need = self.need(cnt, budget)
         free = ~win & self.real_from[i]
         if free.bit_count() < need[0]:
             return True
@@ -386,8 +450,12 @@ class _Sea:
     def trim(self) -> None:
         """Drop a large memo of failed states between calls, to bound memory."""
         if len(self.deaths) + len(self.failed) > _FAILED_KEPT:
-            self.deaths.clear()
-            self.failed.clear()
+            self.forget()
+
+    def forget(self) -> None:
+        """Drop the memo of failed states (after a spent budget: the same question must cost the same again)."""
+        self.deaths.clear()
+        self.failed.clear()
 
     def bury(self, places: Sequence[int], cnt: int) -> None:
         """Record that the states (place, cnt) fail, for every place given."""
@@ -402,8 +470,8 @@ class _Sea:
         else:
             self.failed.update(place * self.states + cnt for place in places)
 
-    def can(self, i: int, win: int, cnt: int) -> bool:
-        """Tell whether the remaining ships fit from this state (exhaustive, memoised)."""
+    def can(self, i: int, win: int, cnt: int, budget: Budget) -> bool:
+        """Tell whether the remaining ships fit from this state (exhaustive, memoised, paid from `budget`)."""
         if cnt == 0:
             return True
         # Skipping a cell is a loop, not a recursion: the stack only grows by one frame per ship.
@@ -413,9 +481,10 @@ class _Sea:
         real_from = self.real_from
         end = self.end
         span = end + 1
-        area, _, _, _ = need = self.need(cnt)
+        area, _, _, _ = need = self.need(cnt, budget)
         left = self.left(cnt)
         deaths = self.deaths if self.dominance else None
+        step = self.step
         while True:
             if win & 1:
                 jump = ((~win) & (win + 1)).bit_length() - 1
@@ -427,19 +496,20 @@ class _Sea:
             if (deaths.get(place, 0) >> cnt) & 1 if deaths is not None else self.dead(place, cnt):
                 break
             chain.append(place)
+            budget.spend(step)
             free = ~win & real_from[i]
             if free.bit_count() < area or self.shortfall(free << i, need) is not None:
                 break
             for k, mask, block, _ in anchors[i]:
                 if left[k] and not mask & win:
-                    if self.can(i + 1, (win | block) >> 1, cnt - strides[k]):
+                    if self.can(i + 1, (win | block) >> 1, cnt - strides[k], budget):
                         return True
             i += 1
             win >>= 1
         self.bury(chain, cnt)
         return False
 
-    def count(self, i: int, win: int, cnt: int, table: dict[int, int], limit: int | None) -> int:
+    def count(self, i: int, win: int, cnt: int, table: dict[int, int], limit: int | None, budget: Budget) -> int:
         """Return how many ways the remaining ships complete this state (memoised in `table`)."""
         if cnt == 0:
             return 1
@@ -461,13 +531,13 @@ class _Sea:
             if known is not None:
                 total = known
                 break
-            if self.hopeless(i, win, cnt):
+            if self.hopeless(i, win, cnt, budget):
                 table[key] = 0
                 break
             here = 0
             for k, mask, block, _ in anchors[i]:
                 if not mask & win and (cnt // strides[k]) % radix[k]:
-                    here += self.count(i + 1, (win | block) >> 1, cnt - strides[k], table, limit)
+                    here += self.count(i + 1, (win | block) >> 1, cnt - strides[k], table, limit, budget)
             chain.append((key, here))
             i += 1
             win >>= 1
@@ -484,16 +554,18 @@ class _Sea:
         out: list[tuple[int, int]] = []
         strides = self.strides
         radix = self.radix
+        # The table holds every state a draw visits: the budget is never touched.
+        unlimited = Budget(1 << 62)
         while cnt:
             if win & 1:
                 jump = ((~win) & (win + 1)).bit_length() - 1
                 i += jump
                 win >>= jump
-            pick = rng.randrange(self.count(i, win, cnt, table, None))
+            pick = rng.randrange(self.count(i, win, cnt, table, None, unlimited))
             for k, mask, block, cells in self.anchors[i]:
                 if not mask & win and (cnt // strides[k]) % radix[k]:
                     after = (win | block) >> 1
-                    ways = self.count(i + 1, after, cnt - strides[k], table, None)
+                    ways = self.count(i + 1, after, cnt - strides[k], table, None, unlimited)
                     if pick < ways:
                         out.append((k, cells))
                         win = after
@@ -505,7 +577,7 @@ class _Sea:
             i += 1
         return out
 
-    def draw_search(self, win: int, rng: random.Random) -> list[tuple[int, int]]:
+    def draw_search(self, win: int, rng: random.Random, budget: Budget) -> list[tuple[int, int]]:
         """Find (kind, cells) for every ship by depth-first search in random order (complete, not uniform)."""
         # An explicit stack: skipping a cell is one option among the ships, and a recursion per
         # cell could outgrow Python's stack on a large sea.
@@ -526,7 +598,7 @@ class _Sea:
             if i < self.end:
                 key = win * span + i
                 if not self.dead(key, cnt):
-                    if self.hopeless(i, win, cnt):
+                    if self.hopeless(i, win, cnt, budget):
                         self.bury((key,), cnt)
                     else:
                         options: list[tuple[int, int, int, int] | None] = [
@@ -585,6 +657,8 @@ def _clear_caches() -> None:
     _compile.cache_clear()
     with _PLANS_LOCK:
         _PLANS.clear()
+    with _ANSWERS_LOCK:
+        _ANSWERS.clear()
 
 
 @lru_cache(maxsize=16)
@@ -652,18 +726,24 @@ class _Fleet:
             mask ^= low
         return out
 
-    def reason(self) -> str | None:
-        """Return why the fleet cannot fit, or None when it can."""
+    def reason(self, budget: Budget) -> str | None:
+        """Return why the fleet cannot fit, or None when it can; raise _OutOfWork if `budget` runs out."""
         sea = self.sea
         n = sea.n
         if sea.full == 0:
             return None
         where = Msg("the free part of the sea") if self.has_fixed else Msg("a {n}×{n} sea", n=n)
         free = ~self.blocked & sea.real
-        why = sea.shortfall(free, sea.need(sea.full))
+        why = sea.shortfall(free, sea.need(sea.full, budget))
         if why is not None:
             return self._explain(why, free.bit_count(), where)
-        if not sea.can(0, self.blocked, sea.full):
+        try:
+            fits = sea.can(0, self.blocked, sea.full, budget)
+        except _OutOfWork:
+            # The memo would let the same question get further next time: it must cost the same.
+            sea.forget()
+            raise
+        if not fits:
             if self.touching:
                 return Msg("no arrangement of the fleet fits on {where} without ships overlapping", where=where)
             return Msg(
@@ -753,8 +833,12 @@ class _Fleet:
             where=where,
         )
 
-    def plan(self) -> _Plan:
-        """Choose, without randomness, how this fleet is sampled; raise Impossible if it cannot fit."""
+    def plan(self, budget: Budget | None = None) -> _Plan:
+        """Choose, without randomness, how this fleet is sampled; raise Impossible if it cannot fit.
+
+        Raise Undecided when `budget` (by default `SEARCH_BUDGET`) runs out before the fleet is known to fit.
+        """
+        budget = budget or Budget()
         sea = self.sea
         key = (*self.sea_key, self.blocked)
         with _PLANS_LOCK:
@@ -762,7 +846,10 @@ class _Fleet:
             if plan is not None:
                 _PLANS.move_to_end(key)
                 return plan
-        why = self.reason()
+        try:
+            why = self.reason(budget)
+        except _OutOfWork:
+            raise Undecided(UNDECIDED) from None
         if why is not None:
             raise Impossible(why)
         accepted = 0
@@ -777,9 +864,9 @@ class _Fleet:
         else:
             table: dict[int, int] = {}
             try:
-                sea.count(0, self.blocked, sea.full, table, _TABLE_LIMIT)
+                sea.count(0, self.blocked, sea.full, table, _TABLE_LIMIT, Budget(_TABLE_BUDGET))
                 plan = _Plan("table", table=table)
-            except _OverBudget:
+            except (_OverBudget, _OutOfWork):
                 plan = _Plan("search")
         with _PLANS_LOCK:
             _PLANS[key] = plan
@@ -798,18 +885,24 @@ class _Fleet:
             out.extend((spots, len(spots), max(1, (len(spots) - 1).bit_length())) for _ in members)
         return out
 
-    def place(self, rng: random.Random) -> list[frozenset[Square]]:
-        """Place the fleet by the planned method; return each ship's squares in fleet order."""
+    def place(self, rng: random.Random, budget: Budget) -> list[frozenset[Square]]:
+        """Place the fleet by the planned method; return each ship's squares in fleet order.
+
+        Raise Undecided when `budget` runs out first.
+        """
         sea = self.sea
-        plan = self.plan()
+        plan = self.plan(budget)
         result: list[frozenset[Square]] = [frozenset()] * sum(len(m) for m in self.members)
         if sea.full == 0:
             return result
         by_kind: list[list[int]] = [[] for _ in self.members]
+        masks: list[int] | None = None
         if plan.method == "reject":
             assert plan.ships is not None
-            masks = sea.reject(plan.ships, rng, None)
-            assert masks is not None  # unbounded rejection only returns with a fleet
+            # The pilot accepted within a fraction of these draws: running out is astronomically
+            # rare, and then the search below still answers.
+            masks = sea.reject(plan.ships, rng, _REJECT_DRAWS)
+        if masks is not None:
             position = 0
             for k, members in enumerate(self.members):
                 by_kind[k] = masks[position : position + len(members)]
@@ -819,7 +912,10 @@ class _Fleet:
                 assert plan.table is not None
                 drawn = sea.draw_table(self.blocked, plan.table, rng)
             else:
-                drawn = sea.draw_search(self.blocked, rng)
+                try:
+                    drawn = sea.draw_search(self.blocked, rng, budget)
+                except _OutOfWork:
+                    raise Undecided(UNPLACED) from None
             for k, mask in drawn:
                 by_kind[k].append(mask)
             for masks in by_kind:
@@ -839,27 +935,48 @@ def random_fleet(
     mirror: bool = True,
     rng: random.Random,
     fixed: Sequence[frozenset[Square]] = (),
+    budget: Budget | None = None,
 ) -> list[frozenset[Square]]:
     """Place the fleet at random; raise Impossible with a reason when it cannot fit.
 
     `shapes` are the ships to place, in fleet order; `fixed` are ships already on the sea
     that the new ones must respect (not overlap and, unless `touching`, not touch). The result
-    lists each new ship's squares in the order of `shapes`.
+    lists each new ship's squares in the order of `shapes`. Raise Undecided (an Impossible)
+    when the search spends `budget` (by default `SEARCH_BUDGET`) before it has an answer.
     """
     fleet = _Fleet(grid, shapes, touching, mirror, fixed)
     try:
-        return fleet.place(rng)
+        return fleet.place(rng, budget or Budget())
     finally:
         fleet.sea.trim()
 
 
-def fleet_fits(grid: Grid, shapes: Sequence[Shape], *, touching: bool, mirror: bool = True) -> str | None:
-    """Return None when the fleet fits, or the reason it cannot."""
+def fleet_fits(
+    grid: Grid, shapes: Sequence[Shape], *, touching: bool, mirror: bool = True, budget: Budget | None = None
+) -> str | None:
+    """Return None when the fleet fits, or the reason it cannot.
+
+    The reason is `UNDECIDED` when the search spends `budget` (by default `SEARCH_BUDGET`;
+    several checks may share one) before it has an answer. Answers are remembered, so asking
+    again costs nothing; an undecided one is not, and asking again costs the same.
+    """
+    key = (grid.size, tuple(shapes), touching, mirror)
+    with _ANSWERS_LOCK:
+        if key in _ANSWERS:
+            _ANSWERS.move_to_end(key)
+            return _ANSWERS[key]
     fleet = _Fleet(grid, shapes, touching, mirror, ())
     try:
-        return fleet.reason()
+        answer = fleet.reason(budget or Budget())
+    except _OutOfWork:
+        return UNDECIDED
     finally:
         fleet.sea.trim()
+    with _ANSWERS_LOCK:
+        _ANSWERS[key] = answer
+        while len(_ANSWERS) > _ANSWERS_KEPT:
+            _ANSWERS.popitem(last=False)
+    return answer
 
 
 def sampling_is_uniform(
@@ -873,6 +990,6 @@ def sampling_is_uniform(
     """Tell whether random_fleet draws this fleet exactly uniformly; raise Impossible if it cannot fit."""
     fleet = _Fleet(grid, shapes, touching, mirror, fixed)
     try:
-        return fleet.plan().method != "search"
+        return fleet.plan(Budget()).method != "search"
     finally:
         fleet.sea.trim()

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import reprlib
 import tomllib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Union
 
 from .errors import MalformedAction, RulesetError
 from .grid import Grid, Shape
+from .placement import UNDECIDED, Budget
 from .sea import SeaRules, ShipKind, fleet_fit_reason, fleet_kinds
 
 if TYPE_CHECKING:
@@ -17,12 +20,116 @@ if TYPE_CHECKING:
 TIE_BREAKS = ("floating_squares", "trophies")
 
 
+def _config_dir() -> Path:
+    """Return the packaged `referee/config` folder (a wheel), else the repository's `config`."""
+    # The same two places as referee.resources, which the rules core may not import (standard library only).
+    package = Path(__file__).resolve().parent.parent
+    packaged = package / "config"
+    return packaged if packaged.is_dir() else package.parent / "config"
+
+
+LIMITS_PATH = _config_dir() / "ruleset_limits.toml"
+# The entries of the limits file the readers look up: a file lacking one is refused when read.
+FILE_LIMITS = ("characters", "nesting", "text", "languages")
+BOUNDS = (
+    "teams.min_players", "teams.max_players", "sea_sizes", "sea_sizes[].players", "sea_sizes[].size", "sea.size",
+    "ships", "ships.*.shape", "ships.*.fighters", "ships.*.bombers", "fleet.*", "fleet", "corridors.names",
+    "corridors.limit", "rounds.seconds", "rounds.limit",
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds of every number in a ruleset file, from config/ruleset_limits.toml."""
+
+    file: Mapping[str, tuple[int, int]]
+    bounds: Mapping[str, tuple[int, int]]
+
+    def most(self, name: str) -> int:
+        """Return the upper bound of a [file] entry."""
+        return self.file[name][1]
+
+    def lines(self) -> list[str]:
+        """Describe every bound, one per line, for `referee rules check --help`."""
+        file = self.file
+        return [
+            f"the file: at most {file['characters'][1]:,} characters, arrays and tables nested at most "
+            f"{file['nesting'][1]} deep, texts of at most {file['text'][1]} characters, at most "
+            f"{file['languages'][1]} languages in a names table",
+            *(f"{key}: {low} to {high}" for key, (low, high) in self.bounds.items()),
+        ]
+
+
+@lru_cache(maxsize=1)
+def limits() -> Limits:
+    """Read config/ruleset_limits.toml (once); raise RulesetError if it is broken."""
+    source = str(LIMITS_PATH)
+    try:
+        data = tomllib.loads(LIMITS_PATH.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RulesetError([(source, "-", f"cannot be read: {exc}")]) from exc
+    tables: dict[str, dict[str, tuple[int, int]]] = {}
+    problems: list[tuple[str, str, str]] = []
+    for name in ("file", "bounds"):
+        table = data.get(name)
+        tables[name] = {}
+        if not isinstance(table, Mapping):
+            problems.append((source, name, "missing table"))
+            continue
+        for key, pair in table.items():
+            if (
+                not isinstance(pair, list)
+                or len(pair) != 2
+                or not all(isinstance(n, int) and not isinstance(n, bool) for n in pair)
+                or pair[0] > pair[1]
+            ):
+                problems.append((source, f"{name}.{key}", f"must be [least, most], not {pair!r}"))
+                continue
+            tables[name][key] = (pair[0], pair[1])
+    for table_name, names in (("file", FILE_LIMITS), ("bounds", BOUNDS)):
+        for name in names:
+            if name not in tables[table_name]:
+                problems.append((source, f"{table_name}.{name}", "missing bound"))
+    if problems:
+        raise RulesetError(problems)
+    return Limits(tables["file"], tables["bounds"])
+
+
+class _Brief(reprlib.Repr):
+    """Show a bad value in a problem line: short, and never a wall of digits."""
+
+    def repr_int(self, x: int, level: int) -> str:
+        # Python refuses to write ints of more than 4300 digits; a problem line wants none of them.
+        if x.bit_length() > 64:
+            return "a number of more than 19 digits"
+        return super().repr_int(x, level)
+
+
+_BRIEF = _Brief()
+_BRIEF.maxstring = 40
+_BRIEF.maxother = 40
+_BRIEF.maxlevel = 2
+
+
+def brief(value: object) -> str:
+    """Return a short repr of a value for a problem line."""
+    return _BRIEF.repr(value)
+
+
+def key_text(name: str) -> str:
+    """Return a table key as a problem line names it: as it is, or cut short."""
+    return name if len(name) <= 40 else name[:39] + "…"
+
+
 class Problems:
     """Collect `FILE: key: reason` problems while reading a ruleset."""
 
     def __init__(self, source: str) -> None:
         self.source = source
         self.items: list[tuple[str, str, str]] = []
+        self.limits = limits()
+        # One budget for every fleet-fit search of the file: its sea-size rows share it.
+        self.budget = Budget()
 
     def add(self, key: str, reason: str) -> None:
         """Record one problem at a key."""
@@ -40,34 +147,65 @@ class Problems:
             return {}
         return value
 
-    def integer(self, data: Mapping[str, Any], key: str, default: int | None = None, minimum: int = 0) -> int:
-        """Return an integer at least `minimum`, recording a problem otherwise."""
+    def integer(
+        self, data: Mapping[str, Any], key: str, default: int | None = None, minimum: int = 0, maximum: int | None = None
+    ) -> int:
+        """Return an integer from `minimum` to `maximum`, recording a problem otherwise."""
         value = data.get(key.rsplit(".", 1)[-1], default)
         if value is None:
             self.add(key, "missing number")
             return minimum
         if isinstance(value, bool) or not isinstance(value, int):
-            self.add(key, f"must be a whole number, not {value!r}")
+            self.add(key, f"must be a whole number, not {brief(value)}")
             return minimum
         if value < minimum:
             what = "negative" if value < 0 else "too small"
-            self.add(key, f"{what}: {value} (at least {minimum})")
+            self.add(key, f"{what}: {brief(value)} (at least {minimum})")
+            return minimum
+        if maximum is not None and value > maximum:
+            self.add(key, f"too large: {brief(value)} (at most {maximum})")
             return minimum
         return value
 
+    def bounded(self, data: Mapping[str, Any], key: str, bound: str | None = None, default: int | None = None) -> int:
+        """Return an integer within its bound of config/ruleset_limits.toml (`bound`, or the key itself)."""
+        low, high = self.limits.bounds[bound or key]
+        return self.integer(data, key, default, minimum=low, maximum=high)
+
+    def count(self, key: str, number: int, what: str, bound: str | None = None) -> bool:
+        """Check how many of something a key holds against its bound; record a problem and say False if outside."""
+        low, high = self.limits.bounds[bound or key]
+        if number > high:
+            self.add(key, f"too many {what}: {number} (at most {high})")
+            return False
+        if number < low:
+            self.add(key, f"too few {what}: {number} (at least {low})")
+            return False
+        return True
+
+    def long_text(self, key: str, value: str) -> bool:
+        """Record a problem and say True if a text is longer than the bound of texts."""
+        most = self.limits.most("text")
+        if len(value) > most:
+            self.add(key, f"too long: {len(value)} characters (at most {most})")
+            return True
+        return False
+
     def text(self, data: Mapping[str, Any], key: str, default: str | None = None) -> str:
-        """Return a non-empty string, recording a problem otherwise."""
+        """Return a non-empty string within the bound of texts, recording a problem otherwise."""
         value = data.get(key.rsplit(".", 1)[-1], default)
         if not isinstance(value, str) or not value.strip():
-            self.add(key, "missing text" if value is None else f"must be text, not {value!r}")
+            self.add(key, "missing text" if value is None else f"must be text, not {brief(value)}")
             return default or "?"
+        if self.long_text(key, value):
+            return (default or "?")[: self.limits.most("text")]
         return value
 
     def flag(self, data: Mapping[str, Any], key: str, default: bool) -> bool:
         """Return a boolean, recording a problem otherwise."""
         value = data.get(key.rsplit(".", 1)[-1], default)
         if not isinstance(value, bool):
-            self.add(key, f"must be true or false, not {value!r}")
+            self.add(key, f"must be true or false, not {brief(value)}")
             return default
         return value
 
@@ -76,6 +214,14 @@ class Problems:
         value = data.get(key.rsplit(".", 1)[-1], {})
         if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
             self.add(key, "must be a table of language = name")
+            return {}
+        most = self.limits.most("languages")
+        if len(value) > most:
+            self.add(key, f"too many languages: {len(value)} (at most {most})")
+            return {}
+        longest = self.limits.most("text")
+        if any(len(lang) > longest or len(name) > longest for lang, name in value.items()):
+            self.add(key, f"too long: a language or name of more than {longest} characters")
             return {}
         return dict(value)
 
@@ -159,7 +305,7 @@ def parse_sea_rules(data: Mapping[str, Any], p: Problems) -> SeaRules:
     sea = p.table(data, "sea")
     letters = sea.get("letters", "columns")
     if letters not in ("columns", "rows"):
-        p.add("sea.letters", f'must be "columns" or "rows", not {letters!r}')
+        p.add("sea.letters", f'must be "columns" or "rows", not {brief(letters)}')
         letters = "columns"
     touching = p.flag(sea, "sea.touching", False)
     mirror = p.flag(sea, "sea.mirror", True)
@@ -170,42 +316,81 @@ def parse_sea_rules(data: Mapping[str, Any], p: Problems) -> SeaRules:
         pass
     elif not ships:
         p.add("ships", "no ship kinds")
+    else:
+        p.count("ships", len(ships), "ship kinds")
+    # Each kind costs a little (its text is bounded): all are read, so a fleet naming any finds it.
     for kind_id, spec in ships.items():
         key = f"ships.{kind_id}"
+        if p.long_text(f"ships.{key_text(kind_id)}", kind_id):
+            continue
         if not isinstance(spec, Mapping):
             p.add(key, "must be a table")
             continue
         name = p.text(spec, f"{key}.name", kind_id)
-        try:
-            shape = Shape.from_text(spec.get("shape", ""))
-        except MalformedAction as exc:
-            p.add(f"{key}.shape", exc.message)
+        shape = _read_shape(spec.get("shape", ""), f"{key}.shape", p)
+        if shape is None:
             # Keep the kind known, so fleets naming it do not add a second, misleading problem.
             shape = Shape.from_text("X")
-        if not shape.is_connected():
+        elif not shape.is_connected():
             p.add(f"{key}.shape", f"{shape.to_text()} is not connected: every square must share a side with another")
         elif straight and not shape.is_straight():
             p.add(f"{key}.shape", f"{shape.to_text()} is not straight, and sea.straight is true")
-        fighters = p.integer(spec, f"{key}.fighters", 0)
-        bombers = p.integer(spec, f"{key}.bombers", 0)
+        fighters = p.bounded(spec, f"{key}.fighters", "ships.*.fighters", 0)
+        bombers = p.bounded(spec, f"{key}.bombers", "ships.*.bombers", 0)
         kinds[kind_id] = ShipKind(kind_id, name, shape, p.names(spec, f"{key}.names"), fighters, bombers)
     return SeaRules(kinds, letters, touching, mirror, straight)
 
 
+def _read_shape(drawing: Any, key: str, p: Problems) -> Shape | None:
+    """Read a ship's shape drawing within its bounds; record a problem and return None otherwise."""
+    if isinstance(drawing, str) and p.long_text(key, drawing):
+        return None
+    try:
+        shape = Shape.from_text(drawing)
+    except MalformedAction as exc:
+        p.add(key, exc.message)
+        return None
+    low, high = p.limits.bounds["ships.*.shape"]
+    if shape.size > high:
+        p.add(key, f"too many squares: {shape.size} (at most {high})")
+        return None
+    if shape.size < low:
+        p.add(key, f"too few squares: {shape.size} (at least {low})")
+        return None
+    return shape
+
+
 def parse_fleet(value: Any, key: str, kinds: Mapping[str, ShipKind], p: Problems) -> tuple[str, ...]:
-    """Read a fleet table {kind = count}, checking kinds and counts."""
+    """Read a fleet table {kind = count}, checking kinds and counts (each, and in all) against their bounds."""
     if not isinstance(value, Mapping) or not value:
         p.add(key, "must be a table of kind = count")
         return ()
     fleet: dict[str, int] = {}
+    before = len(p.items)
     for kind_id, count in value.items():
         if kind_id not in kinds:
-            p.add(f"{key}.{kind_id}", f"no ship kind {kind_id!r} (kinds: {', '.join(kinds)})")
+            known = ", ".join(kinds) if len(kinds) <= p.limits.bounds["ships"][1] else "see [ships]"
+            p.add(f"{key}.{key_text(kind_id)}", f"no ship kind {brief(kind_id)} (kinds: {known})")
             continue
-        fleet[kind_id] = p.integer(value, f"{key}.{kind_id}", minimum=0)
+        fleet[kind_id] = p.bounded(value, f"{key}.{kind_id}", "fleet.*")
+    if len(p.items) > before:
+        return ()
     if fleet and not any(fleet.values()):
         p.add(key, "the fleet has no ships")
+        return ()
+    # Counted before the fleet is written out one ship at a time.
+    if not p.count(key, sum(fleet.values()), "ships", "fleet"):
+        return ()
     return tuple(fleet_kinds(fleet))
+
+
+def check_fit(size: int, sea: SeaRules, fleet: tuple[str, ...], key: str, what: str, p: Problems) -> None:
+    """Record a problem if the fleet does not fit a sea of this size, or the search runs out of the file's budget."""
+    reason = fleet_fit_reason(size, sea, fleet, p.budget)
+    if reason == UNDECIDED:
+        p.add(key, f"the {size}×{size} sea and {what}: {reason}")
+    elif reason:
+        p.add(key, f"the {size}×{size} sea is too small for {what}: {reason}")
 
 
 def airraid_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> AirRaidRuleset:
@@ -215,7 +400,7 @@ def airraid_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> Air
     rid = p.text(head, "ruleset.id", "airraid")
     mode = head.get("mode", "airraid")
     if mode != "airraid":
-        p.add("ruleset.mode", f"this reader takes mode airraid, not {mode!r}")
+        p.add("ruleset.mode", f"this reader takes mode airraid, not {brief(mode)}")
     name = p.text(head, "ruleset.name", rid)
     names = p.names(head, "ruleset.names")
     before_sea = len(p.items)
@@ -223,8 +408,8 @@ def airraid_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> Air
     sea_ok = len(p.items) == before_sea
 
     teams = p.table(data, "teams")
-    min_players = p.integer(teams, "teams.min_players", minimum=2)
-    max_players = p.integer(teams, "teams.max_players", minimum=2)
+    min_players = p.bounded(teams, "teams.min_players")
+    max_players = p.bounded(teams, "teams.max_players")
     if max_players < min_players:
         p.add("teams.max_players", f"{max_players} is fewer than teams.min_players {min_players}")
 
@@ -233,6 +418,9 @@ def airraid_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> Air
     if not isinstance(rows, list) or not rows:
         p.add("sea_sizes", "missing: give at least one [[sea_sizes]] row")
         rows = []
+    elif not p.count("sea_sizes", len(rows), "rows"):
+        rows = []
+    fewest, most = p.limits.bounds["sea_sizes[].players"]
     for i, row in enumerate(rows):
         key = f"sea_sizes[{i}]"
         if not isinstance(row, Mapping):
@@ -245,18 +433,21 @@ def airraid_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> Air
             or not all(isinstance(n, int) and not isinstance(n, bool) for n in players)
             or players[0] > players[1]
         ):
-            p.add(f"{key}.players", f"must be [fewest, most], not {players!r}")
+            p.add(f"{key}.players", f"must be [fewest, most], not {brief(players)}")
             continue
-        size = p.integer(row, f"{key}.size", minimum=2)
-        if size > 26:
-            p.add(f"{key}.size", f"{size} is wider than the 26 letters A–Z")
+        if players[1] > most:
+            p.add(f"{key}.players", f"too large: {brief(players[1])} players (at most {most})")
+            continue
+        if players[0] < fewest:
+            p.add(f"{key}.players", f"too small: {brief(players[0])} players (at least {fewest})")
             continue
         before = len(p.items)
+        size = p.bounded(row, f"{key}.size", "sea_sizes[].size")
+        if len(p.items) > before:
+            continue
         fleet = parse_fleet(row.get("fleet"), f"{key}.fleet", sea.kinds, p)
         if fleet and sea_ok and len(p.items) == before:
-            reason = fleet_fit_reason(size, sea, fleet)
-            if reason:
-                p.add(key, f"the {size}×{size} sea is too small for its fleet: {reason}")
+            check_fit(size, sea, fleet, key, "its fleet", p)
         sizes.append(SeaSize(players[0], players[1], size, fleet))
     for a, b in zip(sizes, sizes[1:]):
         if b.min_players <= a.max_players:
@@ -264,26 +455,42 @@ def airraid_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> Air
 
     corridors_t = p.table(data, "corridors")
     corridors = corridors_t.get("names", [])
+    longest = p.limits.most("text")
     if not isinstance(corridors, list) or not corridors or not all(isinstance(c, str) and c for c in corridors):
         p.add("corridors.names", "must be a list of corridor names")
         corridors = ["upper"]
+    elif not p.count("corridors.names", len(corridors), "corridors"):
+        corridors = ["upper"]
+    elif any(len(c) > longest for c in corridors):
+        p.add("corridors.names", f"too long: a name of more than {longest} characters")
     if len(set(corridors)) != len(corridors):
         p.add("corridors.names", "two corridors share a name")
     corridor_names: dict[str, tuple[str, ...]] = {}
-    for key_name, value in corridors_t.items():
-        if key_name.startswith("names_"):
-            if not isinstance(value, list) or len(value) != len(corridors) or not all(isinstance(v, str) for v in value):
-                p.add(f"corridors.{key_name}", f"must list {len(corridors)} names, one per corridor")
-            else:
-                corridor_names[key_name[len("names_") :]] = tuple(value)
-    limit = p.integer(corridors_t, "corridors.limit", minimum=1)
+    translated = [key_name for key_name in corridors_t if key_name.startswith("names_")]
+    if len(translated) > p.limits.most("languages"):
+        p.add("corridors", f"too many languages: {len(translated)} (at most {p.limits.most('languages')})")
+        translated = []
+    for key_name in translated:
+        value = corridors_t[key_name]
+        if p.long_text(f"corridors.{key_text(key_name)}", key_name):
+            continue
+        if not isinstance(value, list) or len(value) != len(corridors) or not all(isinstance(v, str) for v in value):
+            p.add(f"corridors.{key_name}", f"must list {len(corridors)} names, one per corridor")
+        elif any(len(v) > longest for v in value):
+            p.add(f"corridors.{key_name}", f"too long: a name of more than {longest} characters")
+        else:
+            corridor_names[key_name[len("names_") :]] = tuple(value)
+    limit = p.bounded(corridors_t, "corridors.limit")
 
     rounds = p.table(data, "rounds")
-    seconds = p.integer(rounds, "rounds.seconds", 300, minimum=10)
-    round_limit = p.integer(rounds, "rounds.limit", 0, minimum=0)
+    seconds = p.bounded(rounds, "rounds.seconds", default=300)
+    round_limit = p.bounded(rounds, "rounds.limit", default=0)
     tie_breaks = rounds.get("tie_breaks", list(TIE_BREAKS))
     if not isinstance(tie_breaks, list) or not all(t in TIE_BREAKS for t in tie_breaks):
-        p.add("rounds.tie_breaks", f"must be a list drawn from {', '.join(TIE_BREAKS)}, not {tie_breaks!r}")
+        p.add("rounds.tie_breaks", f"must be a list drawn from {', '.join(TIE_BREAKS)}, not {brief(tie_breaks)}")
+        tie_breaks = list(TIE_BREAKS)
+    elif len(set(tie_breaks)) != len(tie_breaks):
+        p.add("rounds.tie_breaks", "names a tie-break twice")
         tie_breaks = list(TIE_BREAKS)
     p.raise_if_any()
     return AirRaidRuleset(
@@ -305,15 +512,123 @@ def airraid_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> Air
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
-    """Read a TOML file; raise RulesetError naming the file if it cannot be read or parsed."""
+    """Read a TOML file; raise RulesetError naming the file if it cannot be read or parsed, or is too large."""
     source = str(path)
+    most = limits().most("characters")
     try:
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
+            # UTF-8 takes at most 4 bytes a character: no need to read further to know it is too large.
+            raw = handle.read(4 * most + 1)
     except OSError as exc:
         raise RulesetError([(source, "-", exc.strerror or str(exc))]) from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if len(raw) > 4 * most:
+            raise RulesetError([(source, "-", f"too large: more than {most:,} characters")]) from exc
+        raise RulesetError([(source, "-", f"not valid TOML: not UTF-8 text (byte {exc.start + 1})")]) from exc
+    return parse_toml(text, source)
+
+
+def parse_toml(text: str, source: str = "<ruleset>") -> dict[str, Any]:
+    """Parse a ruleset's TOML text; raise RulesetError if it is too large, nested too deeply, or not TOML.
+
+    Size and nesting are checked before the parser runs: tomllib recurses once per nested
+    array or inline table (a few hundred brackets end in RecursionError), and its time grows
+    with the square of a dotted key's parts (a 40 kB key `a.a.a…` takes 5 s).
+    """
+    most = limits().most("characters")
+    if len(text) > most:
+        raise RulesetError([(source, "-", f"too large: {len(text):,} characters (at most {most:,})")])
+    deepest = limits().most("nesting")
+    if max(toml_nesting(text)) > deepest:
+        raise RulesetError([(source, "-", _too_deep(deepest))])
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError([(source, "-", f"not valid TOML: {exc}")]) from exc
+    except ValueError as exc:
+        # int() refuses numbers of more than 4300 digits; tomllib lets that ValueError through.
+        raise RulesetError([(source, "-", "not valid TOML: a number has too many digits")]) from exc
+    except RecursionError as exc:  # the scan above should make this unreachable; a 500 must not be
+        raise RulesetError([(source, "-", _too_deep(deepest))]) from exc
+    check_nesting(data, source)
+    return data
+
+
+def _too_deep(deepest: int) -> str:
+    return f"nested too deeply: arrays, tables and dotted keys inside one another (at most {deepest} deep)"
+
+
+def toml_nesting(text: str) -> tuple[int, int]:
+    """Return (deepest nesting of arrays and inline tables, most dots in one key) of a TOML text.
+
+    A linear scan that skips strings and comments, a cheap pre-check only: the parser still
+    judges the text, and a text it would refuse may be measured wrongly here.
+    """
+    values: list[str] = []  # the open "[" and "{" of values
+    deepest = dots = most_dots = 0
+    at_key = True  # a key is next: at the start of a line outside values, or in an inline table
+    header = False
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if ch == '"' or ch == "'":
+            quote = ch * 3 if text.startswith(ch * 3, i) else ch
+            i += len(quote)
+            while i < n and not text.startswith(quote, i):
+                if text[i] == "\\" and ch == '"':
+                    i += 1  # an escaped character, maybe a quote
+                elif text[i] == "\n" and len(quote) == 1:
+                    break  # an unterminated string: the parser will say so
+                i += 1
+            i += len(quote)
+            continue
+        if ch == "\n" and not values:
+            at_key, header, dots = True, False, 0
+        elif at_key:
+            if ch == ".":
+                dots += 1
+                most_dots = max(most_dots, dots)
+            elif ch == "=" or (ch == "]" and header):
+                at_key, dots = False, 0
+            elif ch == "[" and not values:
+                header = True  # a [table] or [[array of tables]] header: its key is dotted too
+            elif ch == "}" and values:
+                values.pop()  # an empty inline table
+                at_key = False
+        elif ch in "[{":
+            values.append(ch)
+            deepest = max(deepest, len(values))
+            at_key = ch == "{"
+        elif ch in "]}":
+            if values:
+                values.pop()
+        elif ch == "," and values and values[-1] == "{":
+            at_key = True
+        i += 1
+    return deepest, most_dots
+
+
+def check_nesting(data: Mapping[str, Any], source: str) -> None:
+    """Raise RulesetError if tables and arrays nest more deeply than the bound (dotted keys nest without brackets)."""
+    deepest = limits().most("nesting")
+    todo: list[tuple[object, int]] = [(data, 0)]
+    while todo:
+        value, depth = todo.pop()
+        if isinstance(value, Mapping):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > deepest:
+            raise RulesetError([(source, "-", _too_deep(deepest))])
+        todo.extend((child, depth + 1) for child in children)
 
 
 Ruleset = Union[AirRaidRuleset, "BattleshipRuleset"]
@@ -324,12 +639,13 @@ def ruleset_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> Rul
     # Imported here: the Battleship module builds on this one (Problems, parse_sea_rules).
     from .battleship import battleship_from_dict
 
+    check_nesting(data, source)
     head = data.get("ruleset")
     mode = head.get("mode") if isinstance(head, Mapping) else None
     readers: dict[str, Any] = {"airraid": airraid_from_dict, "battleship": battleship_from_dict}
     reader = readers.get(mode) if isinstance(mode, str) else None
     if reader is None:
-        raise RulesetError([(source, "ruleset.mode", f"unknown mode {mode!r} (known: {', '.join(readers)})")])
+        raise RulesetError([(source, "ruleset.mode", f"unknown mode {brief(mode)} (known: {', '.join(readers)})")])
     ruleset: Ruleset = reader(data, source)
     return ruleset
 

@@ -8,7 +8,7 @@ from typing import Iterable, Mapping, Sequence
 
 from .errors import MalformedAction, Msg, Name
 from .grid import LETTERS, Grid, Shape, Square
-from .placement import Impossible, fleet_fits, random_fleet
+from .placement import Budget, Impossible, fleet_fits, random_fleet
 
 
 @dataclass(frozen=True)
@@ -267,16 +267,26 @@ def _same(cells: list[tuple[int, int]], orientation: frozenset[tuple[int, int]])
     return frozenset((c - min_c, r - min_r) for c, r in cells) == orientation
 
 
-def random_sea(grid: Grid, rules: SeaRules, fleet: Sequence[str], rng: random.Random) -> list[Ship]:
-    """Place the fleet at random, lettered A, B, … in fleet order; raise Impossible if it cannot fit."""
+def random_sea(
+    grid: Grid, rules: SeaRules, fleet: Sequence[str], rng: random.Random, budget: Budget | None = None
+) -> list[Ship]:
+    """Place the fleet at random, lettered A, B, … in fleet order; raise Impossible if it cannot fit.
+
+    The search is paid from `budget` (by default `placement.SEARCH_BUDGET`): Undecided, an
+    Impossible, when it runs out.
+    """
     if len(fleet) > len(LETTERS):
         raise Impossible(f"a sea text letters at most {len(LETTERS)} ships, the fleet has {len(fleet)}")
     shapes = [rules.kinds[k].shape for k in fleet]
-    placed = random_fleet(grid, shapes, touching=rules.touching, mirror=rules.mirror, rng=rng)
+    placed = random_fleet(grid, shapes, touching=rules.touching, mirror=rules.mirror, rng=rng, budget=budget)
     return [Ship(LETTERS[i], kind, squares) for i, (kind, squares) in enumerate(zip(fleet, placed))]
 
 
-def fleet_fit_reason(size: int, rules: SeaRules, fleet: Sequence[str]) -> str | None:
-    """Return None when the fleet fits a sea of this size, or the reason it cannot."""
+def fleet_fit_reason(size: int, rules: SeaRules, fleet: Sequence[str], budget: Budget | None = None) -> str | None:
+    """Return None when the fleet fits a sea of this size, or the reason it cannot.
+
+    The reason is `placement.UNDECIDED` when the search spends `budget` (by default
+    `placement.SEARCH_BUDGET`) first.
+    """
     shapes = [rules.kinds[k].shape for k in fleet]
-    return fleet_fits(Grid(size, rules.letters), shapes, touching=rules.touching, mirror=rules.mirror)
+    return fleet_fits(Grid(size, rules.letters), shapes, touching=rules.touching, mirror=rules.mirror, budget=budget)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import stat
@@ -42,7 +43,7 @@ def create_app(
         template_folder=str(resource_path("templates")),
         static_folder=str(resource_path("static")),
     )
-    os.makedirs(app.instance_path, exist_ok=True)
+    make_private_folder(Path(app.instance_path))
 
     app.config.from_file(str(resource_path("config") / "referee.toml"), load=tomllib.load, text=False)
     if test_config is None:
@@ -85,6 +86,20 @@ def create_app(
     live.init_app(app)
     openapi.init_app(app)
     return app
+
+
+def make_private_folder(path: Path) -> None:
+    """Create a folder only its owner may enter (0700), tightening one an older install left open.
+
+    The instance folder holds the secret key and the database (both seas, every order in clear):
+    with the usual umask 022 it would be 0755, readable by every local user.
+    """
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if os.name == "posix" and stat.S_IMODE(path.stat().st_mode) & 0o077:
+        try:
+            os.chmod(path, 0o700)
+        except OSError as exc:  # not ours to change: say so rather than refuse to start
+            logging.getLogger(__name__).warning("could not make %s private (0700): %s", path, exc)
 
 
 def load_or_create_secret_key(instance: Path) -> str:

@@ -7,6 +7,7 @@ Token kinds (column `tokens.role`):
   referee       per server, game_id NULL: referee of every game here (printed by `referee serve`)
   game_referee  referee of one game
   team_join     join link of one team (subject = team); re-issuing revokes the old link only
+  seat_join     single-use join link of one seat (a Battleship friend's): spent by the first phone
   device        one joined phone (subject = team); a `devices` row points at it
   projector     read-only public view of one game
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import math
 import secrets
 import threading
 import time
@@ -30,18 +32,20 @@ from functools import wraps
 from typing import Any, TypeVar, cast
 from urllib.parse import urlencode
 
-from flask import Flask, abort, current_app, g, redirect, request
+from flask import Flask, abort, current_app, g, redirect, request, session
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 
 from werkzeug.wrappers import Response
-from sqlalchemy import Engine, Table, and_, insert, select, update
+from sqlalchemy import Connection, Engine, Table, and_, insert, select, update
 
-from referee.models import Device, Token
+from referee.models import Device, Game, Token
 from referee.store import new_id, reading, retry_busy
 from referee.web.extensions import db
+from referee.web.security import same_text
 
 tokens_t = cast(Table, Token.__table__)
 devices_t = cast(Table, Device.__table__)
+games_t = cast(Table, Game.__table__)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -65,8 +69,17 @@ class TokenKind(StrEnum):
     REFEREE = "referee"
     GAME_REFEREE = "game_referee"
     TEAM_JOIN = "team_join"
+    SEAT_JOIN = "seat_join"
     DEVICE = "device"
     PROJECTOR = "projector"
+
+
+# The kinds of join link: exchanged for a device token of their subject.
+JOIN_KINDS = frozenset({TokenKind.TEAM_JOIN, TokenKind.SEAT_JOIN})
+
+
+class JoinSpent(Exception):
+    """A single-use join link that another phone has already used."""
 
 
 # Per-game cookie name prefixes; the server referee cookie is SERVER_REFEREE_COOKIE.
@@ -252,15 +265,28 @@ def reissue_join_token(engine: Engine, game_id: str, team: str, *, label: str = 
 
 
 def join_team(engine: Engine, join: TokenInfo, *, name: str = "") -> tuple[str, Issued]:
-    """Register a phone that used a team's join link; return (device id, its device token)."""
-    if join.kind is not TokenKind.TEAM_JOIN or join.game_id is None:
-        raise ValueError("not a team join token")
+    """Register a phone that used a team's join link; return (device id, its device token).
+
+    A seat's link is spent in the same transaction that makes the device, so of two phones using
+    it at once exactly one gets the seat; the other gets JoinSpent.
+    """
+    if join.kind not in JOIN_KINDS or join.game_id is None:
+        raise ValueError("not a join token")
+    game_id = join.game_id
     raw = secrets.token_urlsafe(TOKEN_BYTES)
     device_id = new_id()
 
     def run() -> Issued:
         now = time.time()
         with engine.begin() as conn:
+            if join.kind is TokenKind.SEAT_JOIN:
+                _lock_seats(conn, game_id)
+                spent = conn.execute(
+                    update(tokens_t).where(tokens_t.c.id == join.id, tokens_t.c.revoked_at.is_(None)).values(revoked_at=now)
+                ).rowcount
+                if not spent:
+                    raise JoinSpent(join.id)
+                _revoke_seat_joins(conn, game_id, join.subject, now)  # a seat has one phone
             new = conn.execute(
                 insert(tokens_t).values(
                     game_id=join.game_id, role=str(TokenKind.DEVICE), subject=join.subject,
@@ -278,6 +304,92 @@ def join_team(engine: Engine, join: TokenInfo, *, name: str = "") -> tuple[str, 
             return Issued(int(new[0]), raw)
 
     return device_id, retry_busy(run)
+
+
+# Seats (a Battleship friend's side): at most one of "a phone holds the seat" and "an unspent
+# link to it exists" is true at any commit. Every change of a seat runs in a write transaction
+# that first locks the game's row (SQLite's BEGIN IMMEDIATE already serializes writers; on
+# PostgreSQL the row lock does), so two of them never decide on the same picture.
+
+
+def _lock_seats(conn: Connection, game_id: str) -> None:
+    conn.execute(select(games_t.c.id).where(games_t.c.id == game_id).with_for_update())
+
+
+def _revoke_seat_joins(conn: Connection, game_id: str, seat: str | None, now: float) -> None:
+    conn.execute(
+        update(tokens_t)
+        .where(
+            tokens_t.c.game_id == game_id, tokens_t.c.role == str(TokenKind.SEAT_JOIN),
+            tokens_t.c.subject == seat, tokens_t.c.revoked_at.is_(None),
+        )
+        .values(revoked_at=now)
+    )
+
+
+def _seat_devices(conn: Connection, game_id: str, seat: str) -> list[Any]:
+    return list(
+        conn.execute(
+            select(devices_t.c.id, devices_t.c.token_id)
+            .join(tokens_t, tokens_t.c.id == devices_t.c.token_id)
+            .where(
+                tokens_t.c.game_id == game_id, tokens_t.c.role == str(TokenKind.DEVICE),
+                tokens_t.c.subject == seat, tokens_t.c.revoked_at.is_(None),
+            )
+        ).all()
+    )
+
+
+def seat_taken(engine: Engine, game_id: str, seat: str) -> bool:
+    """Tell whether a phone (not revoked) holds a seat of a game."""
+    with reading(engine) as conn:
+        return bool(_seat_devices(conn, game_id, seat))
+
+
+def issue_seat_link(engine: Engine, game_id: str, seat: str, *, raw: str, label: str = "") -> bool:
+    """Store a single-use link to a free seat (revoking its older links); False if a phone holds it."""
+
+    def run() -> bool:
+        now = time.time()
+        with engine.begin() as conn:
+            _lock_seats(conn, game_id)
+            if _seat_devices(conn, game_id, seat):
+                return False
+            _revoke_seat_joins(conn, game_id, seat, now)
+            conn.execute(
+                insert(tokens_t).values(
+                    game_id=game_id, role=str(TokenKind.SEAT_JOIN), subject=seat,
+                    token_hash=hash_token(raw), label=label, created_at=now,
+                )
+            )
+            return True
+
+    return retry_busy(run)
+
+
+def reopen_seat(engine: Engine, game_id: str, seat: str, *, raw: str, label: str = "") -> list[str]:
+    """Revoke the phones holding a seat and store a new single-use link to it; return those phones' ids."""
+
+    def run() -> list[str]:
+        now = time.time()
+        with engine.begin() as conn:
+            _lock_seats(conn, game_id)
+            rows = _seat_devices(conn, game_id, seat)
+            if rows:
+                conn.execute(update(tokens_t).where(tokens_t.c.id.in_([r.token_id for r in rows])).values(revoked_at=now))
+                conn.execute(
+                    update(devices_t).where(devices_t.c.id.in_([r.id for r in rows]), devices_t.c.revoked_at.is_(None)).values(revoked_at=now)
+                )
+            _revoke_seat_joins(conn, game_id, seat, now)
+            conn.execute(
+                insert(tokens_t).values(
+                    game_id=game_id, role=str(TokenKind.SEAT_JOIN), subject=seat,
+                    token_hash=hash_token(raw), label=label, created_at=now,
+                )
+            )
+            return [str(r.id) for r in rows]
+
+    return retry_busy(run)
 
 
 def revoke_device(engine: Engine, device_id: str) -> bool:
@@ -349,7 +461,7 @@ def read_slip(slip: str) -> tuple[str, str] | None:
     if len(parts) != 3 or not all(parts):
         return None
     game_id, order_id, signature = parts
-    if not hmac.compare_digest(signature, _slip_signature(f"{game_id}.{order_id}")):
+    if not same_text(signature, _slip_signature(f"{game_id}.{order_id}")):
         return None
     return game_id, order_id
 
@@ -388,14 +500,42 @@ class FailureLimiter:
         with self._lock:
             now = self.clock()
             self._recent(key, now).append(now)
-            if len(self._fails) > 10_000:  # forget idle keys so memory stays bounded
-                for k in [k for k, d in self._fails.items() if not d or now - d[-1] >= self.window]:
-                    del self._fails[k]
+            self._forget_idle(now)
+
+    def take(self, key: str) -> float:
+        """Count one use of `key` if it has one left and return 0; else the seconds until it has one."""
+        with self._lock:
+            now = self.clock()
+            recent = self._recent(key, now)
+            if len(recent) >= self.limit:
+                return max(0.001, self.window - (now - recent[-self.limit])) if self.limit > 0 else self.window
+            recent.append(now)
+            self._forget_idle(now)
+            return 0.0
+
+    def retry_in(self, key: str) -> float:
+        """Return the seconds until `key` may fail once more (0 if it may now)."""
+        with self._lock:
+            now = self.clock()
+            recent = self._recent(key, now)
+            if len(recent) < self.limit:
+                return 0.0
+            return max(0.001, self.window - (now - recent[-self.limit]))
+
+    def _forget_idle(self, now: float) -> None:
+        if len(self._fails) > 10_000:  # forget idle keys so memory stays bounded
+            for k in [k for k, d in self._fails.items() if not d or now - d[-1] >= self.window]:
+                del self._fails[k]
 
 
 def limiter() -> FailureLimiter:
     """The current app's failure limiter."""
     return cast(FailureLimiter, current_app.extensions["referee.limiter"])
+
+
+def client_key() -> str:
+    """The client's address, the key of per-client limits (behind nginx: see PROXY_FIX)."""
+    return _client_key()
 
 
 def _client_key() -> str:
@@ -410,7 +550,7 @@ def cookie_name(kind: TokenKind, game_id: str | None) -> str:
     """Return the cookie that holds a token of `kind` (for a game)."""
     if kind is TokenKind.REFEREE:
         return SERVER_REFEREE_COOKIE
-    if kind is TokenKind.TEAM_JOIN:
+    if kind in JOIN_KINDS:
         kind = TokenKind.DEVICE  # a join link is exchanged for a device token
     return f"{_COOKIE_PREFIX[kind]}_{game_id}"
 
@@ -522,22 +662,57 @@ def exchange_url_token() -> Response | None:
         return None
     key = _client_key()
     if limiter().blocked(key):
-        abort(429, description=_("Too many wrong links from this device. Wait a minute and try again."))
+        return _refuse_link(429)
     info = find_token(db.engine, raw, max_idle=token_max_idle())
     if info is None:
         limiter().fail(key)
-        abort(403, description=_("This link is not valid any more. Ask the referee for a new one."))
+        return _refuse_link(403)
     response = redirect(_url_without_token(), code=303)
     response.headers["Cache-Control"] = "no-store"
-    if info.kind is TokenKind.TEAM_JOIN:
+    if info.kind in JOIN_KINDS:
         assert info.game_id is not None
-        if current_team(info.game_id) != info.subject:
-            _device_id, device = join_team(db.engine, info)
+        held = current_team(info.game_id)
+        # A seat's link is spent by a GET only (a HEAD is no phone taking the seat), and never by
+        # a browser that holds a seat of the game already (the host tapping their own invite
+        # would lose that seat and spend the friend's link).
+        seat_kept = info.kind is TokenKind.SEAT_JOIN and (held is not None or request.method != "GET")
+        if held != info.subject and not seat_kept:
+            try:
+                _device_id, device = join_team(db.engine, info)
+            except JoinSpent:
+                limiter().fail(key)
+                return _refuse_link(403)
             set_token_cookie(response, cookie_name(TokenKind.DEVICE, info.game_id), device.token)
         return response
     touch_token(db.engine, info, force=True)
     set_token_cookie(response, cookie_name(info.kind, info.game_id), raw)
     return response
+
+
+LINK_REFUSED = "link_refused"
+
+
+def _refuse_link(code: int) -> Response:
+    """Redirect a refused link to the same URL without its token; the refusal shows there.
+
+    A refused token must not stay in the address bar (nor in the page's links, a bookmark or a
+    screenshot) any more than an accepted one.
+    """
+    session[LINK_REFUSED] = [code, request.path]
+    response = redirect(_url_without_token(), code=303)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def show_link_refusal() -> None:
+    """before_request: answer the URL a refused link was redirected to with that refusal, once."""
+    refused = session.pop(LINK_REFUSED, None) if LINK_REFUSED in session else None
+    if not isinstance(refused, list) or len(refused) != 2 or refused[1] != request.path:
+        return
+    if refused[0] == 429:
+        wait = math.ceil(limiter().retry_in(_client_key())) or 1
+        abort(429, description=_("Too many wrong links from this device. Wait a minute and try again."), retry_after=wait)
+    abort(403, description=_("This link is not valid any more. Ask the referee for a new one."))
 
 
 def clear_bad_cookies(response: Response) -> Response:
@@ -553,4 +728,5 @@ def init_app(app: Flask) -> None:
         limit=int(app.config["TOKEN_FAILURES_PER_MINUTE"]), window=60.0
     )
     app.before_request(exchange_url_token)
+    app.before_request(show_link_refusal)
     app.after_request(clear_bad_cookies)

@@ -2,7 +2,9 @@
 
 Who is who in a game:
 - the creator's browser gets a device cookie for player A straight away;
-- against a friend, player B joins with a link (QR) `/b/<gid>?t=…`, exchanged for a device cookie;
+- against a friend, player B joins with a single-use link (QR) `/b/<gid>?t=…`, exchanged for a
+  device cookie. Player A's page shows it only while no phone holds seat B; A's "new invite"
+  cuts B's phone off and makes a fresh link (for a friend whose phone died);
 - pass-and-play: one device holds both sides (device subject "AB"); its role is the player whose
   move it is (placing: the first without a fleet), so the server only ever sends that player's view;
 - against the computer, the server plays side B: its fleet at creation, its turns right after each
@@ -18,10 +20,11 @@ import secrets
 import time
 from typing import Any
 
-from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, jsonify, make_response, redirect, render_template, request, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Table, select
 from typing import cast
+from werkzeug.exceptions import TooManyRequests
 from werkzeug.wrappers import Response
 
 from referee import store as store_module
@@ -34,10 +37,26 @@ from referee.rules.events import Role as RulesRole
 from referee.rules.placement import Impossible
 from referee.rules.ruleset import read_toml
 from referee.rules.sea import Ship, check_fleet
-from referee.store import reading
-from referee.web import modes
-from referee.web.auth import Role, TokenKind, cookie_name, current_roles, current_team, find_token, join_team, reissue_join_token, set_token_cookie
-from referee.web.extensions import db
+from referee.store import ABANDONED, reading
+from referee.web import live, modes
+from referee.web.auth import (
+    FailureLimiter,
+    Role,
+    TokenKind,
+    client_key,
+    cookie_name,
+    current_roles,
+    current_team,
+    find_token,
+    issue_seat_link,
+    issue_token,
+    join_team,
+    reopen_seat,
+    seat_taken,
+    set_token_cookie,
+)
+from referee.web.extensions import db, socketio
+from referee.web.games import join_token, load_any_state, qr_svg
 from referee.web.i18n import current_lang, say, say_all
 
 store_module.MODES.setdefault(bs.MODE, bs)
@@ -108,13 +127,19 @@ def push_roles(state: bs.State) -> list[str]:
 
 
 def load_game(game_id: str) -> bs.State:
-    """Return a Battleship game's state, or 404 (also for a game of another mode)."""
-    from referee.web.games import load_any_state
-
+    """Return a Battleship game's state, or 404 (also for a game of another mode); 410 if it expired."""
     state = load_any_state(game_id)
     if not isinstance(state, bs.State):
         abort(404, description=_("There is no such game."))
+    if db.store.status_of(game_id) == ABANDONED:  # the store's mark: the log still says "playing"
+        abort(410, description=expired_message())
     return state
+
+
+def expired_message() -> str:
+    """Say that a game expired, and why."""
+    hours = current_app.config["BATTLESHIP_IDLE_HOURS"]
+    return str(_("This game has expired: nobody played it for %(hours)s hours. Start a new one.", hours=hours))
 
 
 # --- The computer opponent -------------------------------------------------------------------
@@ -144,8 +169,6 @@ def computer_action(state: bs.State, game_id: str) -> tuple[str, dict[str, Any]]
 
 def computer_moves(game_id: str, state: bs.State) -> bs.State:
     """Play the computer's turns until a person is to act; push each to every screen."""
-    from referee.web import live
-
     for _turn in range(500):  # a whole game is at most 100 shots a side
         step = computer_action(state, game_id)
         if step is None:
@@ -162,16 +185,7 @@ def computer_moves(game_id: str, state: bs.State) -> bs.State:
 
 
 def after_action(game_id: str, state: bs.State) -> bs.State:
-    """After a person's action: close the friend's join link once play starts, then the computer plays."""
-    if state.phase == "playing" and state.turns == 0:
-        # Both fleets are placed: the QR code on player A's screen has done its job, and a
-        # photo of it must not make a third phone player B in the middle of the game.
-        with db.engine.begin() as conn:
-            conn.execute(
-                tokens_t.update()
-                .where(tokens_t.c.game_id == game_id, tokens_t.c.role == str(TokenKind.TEAM_JOIN), tokens_t.c.revoked_at.is_(None))
-                .values(revoked_at=time.time())
-            )
+    """After a person's action the computer plays (the friend's link needs nothing: it is single-use)."""
     return computer_moves(game_id, state)
 
 
@@ -212,6 +226,24 @@ def _text(body: dict[str, Any], key: str, default: str) -> str:
     return value.strip()
 
 
+def creation_limiter() -> FailureLimiter:
+    """The current app's limit of games started per client address."""
+    return cast(FailureLimiter, current_app.extensions["referee.bs_creations"])
+
+
+def check_creation_limit() -> None:
+    """Count one game started by this client address; 429 with Retry-After when it has none left.
+
+    Counted before any work: a refused request costs a dictionary lookup.
+    """
+    wait = creation_limiter().take(client_key())
+    if wait > 0:
+        raise TooManyRequests(
+            _("Too many new games from this device. Wait %(seconds)s seconds and try again.", seconds=int(wait) + 1),
+            retry_after=int(wait) + 1,
+        )
+
+
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
     """Create a Battleship game: {ruleset, opponent, name?, opponent_name?, level?, first?}.
 
@@ -247,33 +279,72 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
     computer_moves(gid, result.state)
     links: dict[str, Any] = {"play": url_for("battleship.play_page", game_id=gid, _external=True), "watch": url_for("battleship.watch_page", game_id=gid, _external=True)}
     if opponent == "friend":
-        links["join"] = {"B": join_link(gid, "B")}
+        links["join"] = {"B": join_link(gid, "B")}  # a new game: seat B is free
     return {"game": gid, "links": links, "devices": devices}
 
 
 def device_token(game_id: str, subject: str) -> str:
-    """Issue a device token for a side of a game (a join used at once); return it raw."""
-    from referee.web.auth import issue_token
+    """Issue a device token for a side of a game (a single-use join, spent at once); return it raw.
 
-    join = issue_token(db.engine, TokenKind.TEAM_JOIN, game_id=game_id, subject=subject, label="creator")
+    The join spends every other link to the same side too, so the side is this browser's.
+    """
+    join = issue_token(db.engine, TokenKind.SEAT_JOIN, game_id=game_id, subject=subject, label="creator")
     info = find_token(db.engine, join.token)
     assert info is not None
     _device, device = join_team(db.engine, info, name=subject)
-    from referee.web.auth import revoke_token
-
-    revoke_token(db.engine, join.id)  # the creator's join was used once; only the device stays
     return device.token
 
 
-def join_link(game_id: str, player: str, *, reissue: bool = False) -> str:
-    """Return the link (for the QR code) that makes a phone player `player` of a game."""
-    from referee.web.games import current_join_nonce, join_token
+def _seat_nonce(game_id: str, player: str) -> str | None:
+    """Return the nonce of a seat's unspent link, if it has one."""
+    with reading(db.engine) as conn:
+        label = conn.execute(
+            select(tokens_t.c.label).where(
+                tokens_t.c.game_id == game_id, tokens_t.c.role == str(TokenKind.SEAT_JOIN),
+                tokens_t.c.subject == player, tokens_t.c.revoked_at.is_(None),
+            ).order_by(tokens_t.c.id.desc())
+        ).scalar()
+    if isinstance(label, str) and label.startswith("nonce:"):
+        return label[len("nonce:"):]
+    return None
 
-    nonce = None if reissue else current_join_nonce(game_id, player)
+
+def _seat_url(game_id: str, player: str, nonce: str) -> str:
+    return url_for("battleship.play_page", game_id=game_id, t=join_token(game_id, player, nonce), _external=True)
+
+
+def join_link(game_id: str, player: str) -> str | None:
+    """Return the single-use link (for the QR code) to a seat no phone holds yet; None once one does.
+
+    The raw token is derived from the secret key and a nonce kept in its label (as the air-raid
+    team links are), so player A's page shows the same link again after a reload.
+    """
+    if seat_taken(db.engine, game_id, player):
+        return None
+    nonce = _seat_nonce(game_id, player)
     if nonce is None:
         nonce = secrets.token_urlsafe(12)
-        reissue_join_token(db.engine, game_id, player, label=f"nonce:{nonce}", raw=join_token(game_id, player, nonce))
-    return url_for("battleship.play_page", game_id=game_id, t=join_token(game_id, player, nonce), _external=True)
+        if not issue_seat_link(db.engine, game_id, player, raw=join_token(game_id, player, nonce), label=f"nonce:{nonce}"):
+            return None  # a phone took the seat meanwhile
+    return _seat_url(game_id, player, nonce)
+
+
+def new_invite(game_id: str, state: bs.State) -> list[str]:
+    """Player A's "new invite": cut player B's phones off and make a fresh link; return their device ids."""
+    if current_team(game_id) != "A" or not against_friend(state):
+        abort(403, description=_("Only player A of a game against a friend may invite the friend again."))
+    if state.phase == "over":
+        abort(409, description=_("The game is over."))
+    nonce = secrets.token_urlsafe(12)
+    revoked = reopen_seat(db.engine, game_id, "B", raw=join_token(game_id, "B", nonce), label=f"nonce:{nonce}")
+    for device_id in revoked:
+        live.disconnect_device(device_id)  # other processes cut theirs within REVOKED_EVERY
+    return revoked
+
+
+def against_friend(state: bs.State) -> bool:
+    """Tell whether a game is between two phones (not pass-and-play, not against the computer)."""
+    return not state.hotseat and all(s.computer is None for s in state.players.values())
 
 
 def with_device_cookies(response: Response, game_id: str, devices: dict[str, str]) -> Response:
@@ -312,13 +383,8 @@ def rematch(game_id: str, state: bs.State, role: str) -> dict[str, Any]:
             action["hotseat"] = True
         created = db.store.create_game(bs.MODE, action, at=time.time(), by="player:A")
         found = created.game_id
-        from referee.web.auth import issue_token
-
         issue_token(db.engine, TokenKind.PROJECTOR, game_id=found, label=label)  # the marker, never handed out
         computer_moves(found, created.state)
-        from referee.web import live
-        from referee.web.extensions import socketio
-
         # The other player's end screen offers to join (its button posts to the same route).
         for lang in current_app.config["LANGUAGES"]:
             for p in bs.PLAYERS:
@@ -344,6 +410,13 @@ def lobby() -> Any:
         return render_template("battleship/lobby.html", rulesets=ruleset_choices(), form={}, error=None)
     form = request.form.to_dict()
     try:
+        check_creation_limit()
+    except TooManyRequests as exc:
+        page = render_template("battleship/lobby.html", rulesets=ruleset_choices(), form=form, error=exc.description)
+        refused = make_response(page, 429)
+        refused.headers["Retry-After"] = str(exc.retry_after)
+        return refused
+    try:
         created = create_game(form)
     except RulesError as exc:
         return render_template("battleship/lobby.html", rulesets=ruleset_choices(), form=form, error=say(exc.message)), 400
@@ -353,19 +426,28 @@ def lobby() -> Any:
 
 @bp.get("/b/<game_id>")
 def play_page(game_id: str) -> Any:
-    """Show a player's page (placement, play, end); anyone else is sent to the projector view."""
+    """Show a player's page (placement, play, end); anyone else is sent to the projector view.
+
+    Player A of a game against a friend sees the friend's invite while no phone holds seat B,
+    else the "new invite" button.
+    """
     state = load_game(game_id)
     role = role_in(game_id, None, state)
     if not role.startswith("player:"):
         return redirect(url_for("battleship.watch_page", game_id=game_id), code=303)
     data: dict[str, Any] = {"hotseat": current_team(game_id) == HOTSEAT}
     invite = None
-    if not state.hotseat and all(s.computer is None for s in state.players.values()) and role == "player:A":
-        from referee.web.games import qr_svg
-
+    if against_friend(state) and current_team(game_id) == "A":
         url = join_link(game_id, "B")
-        invite = {"url": url, "qr": qr_svg(url, 6)}
+        invite = {"url": url, "qr": qr_svg(url, 6) if url else None, "joined": url is None}
     return page("battleship/play.html", game_id, role, state, data=data, invite=invite)
+
+
+@bp.post("/b/<game_id>/invite")
+def invite_page(game_id: str) -> Any:
+    """Player A's "new invite": the friend's old phone is cut off, and A's page shows a new link."""
+    new_invite(game_id, load_game(game_id))
+    return redirect(url_for("battleship.play_page", game_id=game_id), code=303)
 
 
 @bp.get("/b/<game_id>/watch")
@@ -436,6 +518,7 @@ def _player_of_request(game_id: str, state: bs.State, body: dict[str, Any]) -> s
 @bp.post("/api/battleship/games")
 def api_create() -> Any:
     """Create a game; the caller's browser becomes player A (or both, pass-and-play)."""
+    check_creation_limit()
     created = create_game(_json())
     response = jsonify({"game": created["game"], "links": created["links"]})
     response.status_code = 201
@@ -487,5 +570,6 @@ def api_scores() -> Any:
 
 
 def init_app(app: Any) -> None:
-    """Register the Battleship blueprint."""
+    """Register the Battleship blueprint and its limit of games per client address."""
+    app.extensions["referee.bs_creations"] = FailureLimiter(limit=int(app.config["BATTLESHIP_GAMES_PER_MINUTE"]), window=60.0)
     app.register_blueprint(bp)

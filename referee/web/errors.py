@@ -10,6 +10,9 @@ from referee.rules.errors import MalformedAction, NotYourTurn, RulesError
 from referee.store import GameNotFound, StoreBusy
 
 
+RETRY_AFTER_DEFAULT = 60
+
+
 def _slug(exc: HTTPException) -> str:
     return str(exc.name or "error").lower().replace(" ", "_").replace("'", "")
 
@@ -51,6 +54,9 @@ def handle_http_error(exc: HTTPException) -> Response:
     for key, value in exc.get_headers():
         if key.lower() != "content-type":
             response.headers[key] = value
+    if code == 429 and "Retry-After" not in response.headers:
+        # Every 429 says when to come back; our limits all count in windows of a minute.
+        response.headers["Retry-After"] = str(RETRY_AFTER_DEFAULT)
     return response
 
 

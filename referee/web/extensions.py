@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, current_app
@@ -11,6 +13,7 @@ from flask_socketio import SocketIO  # type: ignore[import-untyped]
 from sqlalchemy import Engine
 
 from referee.store import Store, make_engine, migrate
+from referee.web.security import host_allowed
 
 
 class Database:
@@ -49,7 +52,52 @@ def store_of(app: Flask) -> Store:
     return store
 
 
+# The event a Socket.IO packet that is not a well-formed event becomes (realtime.TextPacket);
+# referee.web.live answers it with a `malformed` refusal.
+MALFORMED_EVENT = "malformed_packet"
+
+log = logging.getLogger("referee.web.socketio")
+
+
+class GuardedSocketIO(SocketIO):  # type: ignore[misc]
+    """Flask-SocketIO whose Engine.IO server refuses unknown hosts and never logs client junk as ERROR.
+
+    Flask-SocketIO makes a plain socketio.Server itself, so the guards wrap the handlers that
+    server registered on its Engine.IO server, whatever the async mode.
+    """
+
+    def init_app(self, app: Flask | None, **kwargs: Any) -> None:
+        """Bind as usual, then guard the Engine.IO handshake and message dispatch."""
+        super().init_app(app, **kwargs)
+        if app is None:
+            return
+        eio = self.server.eio
+        eio.on("connect", _host_guard(app, eio.handlers["connect"]))
+        eio.on("message", _message_guard(eio.handlers["message"]))
+
+
+def _host_guard(app: Flask, connect: Callable[..., Any]) -> Callable[..., Any]:
+    def guarded(eio_sid: str, environ: dict[str, Any], *args: Any) -> Any:
+        if not host_allowed(environ.get("HTTP_HOST"), app):
+            log.warning("refused a Socket.IO handshake for unknown host %r", str(environ.get("HTTP_HOST"))[:100])
+            return False  # Engine.IO answers 401 and keeps no session
+        return connect(eio_sid, environ, *args)
+
+    return guarded
+
+
+def _message_guard(dispatch: Callable[..., Any]) -> Callable[..., Any]:
+    def guarded(eio_sid: str, data: Any) -> Any:
+        try:
+            return dispatch(eio_sid, data)
+        except Exception as exc:  # client junk that python-socketio refuses by raising
+            log.warning("refused a Socket.IO packet: %s: %s", type(exc).__name__, str(exc)[:200])
+            return None
+
+    return guarded
+
+
 db = Database()
 compress = Compress()
 babel = Babel()
-socketio: Any = SocketIO()
+socketio: Any = GuardedSocketIO()

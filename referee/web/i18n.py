@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from flask import Blueprint, Flask, current_app, redirect, request
 from flask_babel import get_locale  # type: ignore[import-untyped]
@@ -92,11 +94,39 @@ def say_all(value: Any) -> Any:
     return value
 
 
+# Browsers drop tabs and newlines anywhere in a URL (and spaces and controls at its ends), so
+# "/\t/evil.example" is followed as "//evil.example": judge a target only once they are gone.
+_CONTROL = re.compile(r"[\x00-\x20\x7f]")
+_INNER_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Link tokens never go back into an address bar or a link (see auth.exchange_url_token).
+TOKEN_PARAMS = ("t", "token")
+
+
+def without_tokens(target: str) -> str:
+    """Return a local URL without its `?t=`/`?token=` parameters."""
+    parts = urlsplit(target)
+    if not parts.query:
+        return target
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in TOKEN_PARAMS]
+    return urlunsplit(("", "", parts.path, urlencode(query), parts.fragment))
+
+
 def _safe_next(target: str | None) -> str:
-    """Only a same-site path is a valid place to go back to (no open redirect)."""
-    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+    """Only a same-site path is a valid place to go back to (no open redirect, no header injection)."""
+    if not target:
         return "/"
-    return target
+    stripped = _CONTROL.sub("", target)
+    if not stripped.startswith("/") or stripped.startswith("//") or "\\" in stripped:
+        return "/"
+    parts = urlsplit(stripped)
+    if parts.scheme or parts.netloc:
+        return "/"
+    return without_tokens(_INNER_CONTROL.sub("", target.strip("\x00\x20")))
+
+
+def here_without_tokens() -> str:
+    """Return this page's path and query without link tokens (the language links' `next`)."""
+    return without_tokens(request.full_path.rstrip("?")) if request else "/"
 
 
 @bp.get("/lang/<code>")
@@ -114,4 +144,5 @@ def init_app(app: Flask) -> None:
     """Bind Flask-Babel with our locale selector and register the /lang route."""
     babel.init_app(app, locale_selector=select_locale)
     app.jinja_env.globals["current_lang"] = current_lang
+    app.jinja_env.globals["here_without_tokens"] = here_without_tokens
     app.register_blueprint(bp)

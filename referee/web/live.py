@@ -14,14 +14,14 @@ import time
 from typing import Any, cast
 
 from flask import Flask, current_app, request
-from flask_babel import force_locale  # type: ignore[import-untyped]
+from flask_babel import force_locale, gettext as _  # type: ignore[import-untyped]
 from flask_socketio import join_room, leave_room  # type: ignore[import-untyped]
 from werkzeug.exceptions import HTTPException
 
-from referee.rules import airraid
+from referee.rules import airraid, battleship
 from referee.rules.errors import RulesError
 from referee.store import GameNotFound, StoreError
-from referee.web.extensions import db, socketio
+from referee.web.extensions import MALFORMED_EVENT, db, socketio
 from referee.web.auth import current_device_id
 from referee.web.i18n import current_lang
 
@@ -53,6 +53,28 @@ def _allowed(sid: str, now: float | None = None) -> bool:
 
 
 TOO_FAST = {"ok": False, "error": "rate_limited", "message": "Too many messages from this page; wait a moment."}
+
+
+def _wait(sid: str) -> float:
+    """Return the seconds until a socket's empty bucket holds a whole token again."""
+    with _lock:
+        tokens, _last = _buckets.get(sid, (RATE_BURST, 0.0))
+    return max(0.0, 1.0 - tokens) / RATE_PER_SECOND
+
+
+def rate_limited(sid: str) -> dict[str, Any] | None:
+    """Take one token from a socket's bucket: None if it had one, else the `rate_limited` refusal.
+
+    The refusal says when to try again (`retry_after`, seconds), like the HTTP 429's Retry-After.
+    """
+    if _allowed(sid):
+        return None
+    return {**TOO_FAST, "message": _("Too many messages from this page; wait a moment."), "retry_after": round(max(_wait(sid), 0.01), 3)}
+
+
+def malformed(message: str) -> dict[str, Any]:
+    """The refusal of a packet or payload that is not of the expected form."""
+    return {"ok": False, "error": "malformed", "message": message}
 
 
 def room_of(game_id: str, role: str, lang: str) -> str:
@@ -142,13 +164,14 @@ class RulesErrorMalformed(RulesError):
 
 
 @socketio.on("resync")  # type: ignore[untyped-decorator]
-def on_resync(data: Any) -> dict[str, Any]:
+def on_resync(data: Any = None) -> dict[str, Any]:
     """From any page: settle this socket's role, join its room, and answer with a fresh view."""
     from referee.web.games import load_any_state, role_of, view_of
 
     sid = request.sid  # type: ignore[attr-defined]
-    if not _allowed(sid):
-        return TOO_FAST
+    too_fast = rate_limited(sid)
+    if too_fast:
+        return too_fast
     try:
         game_id, slip = _game_and_slip(data)
         state = load_any_state(game_id)
@@ -174,12 +197,13 @@ def on_resync(data: Any) -> dict[str, Any]:
 
 
 @socketio.on("action")  # type: ignore[untyped-decorator]
-def on_action(data: Any) -> dict[str, Any]:
+def on_action(data: Any = None) -> dict[str, Any]:
     """From a team, pilot or referee page: apply one entry; the ack answers, every screen gets its view."""
     from referee.web.games import load_any_state, role_of, run_action
 
-    if not _allowed(request.sid):  # type: ignore[attr-defined]
-        return TOO_FAST
+    too_fast = rate_limited(request.sid)  # type: ignore[attr-defined]
+    if too_fast:
+        return too_fast
     try:
         game_id, slip = _game_and_slip(data)
         role = role_of(game_id, slip, load_any_state(game_id))
@@ -188,6 +212,25 @@ def on_action(data: Any) -> dict[str, Any]:
         return run_action(game_id, role, data.get("action"), client_id=data.get("client_id"), version=data.get("version"))
     except Exception as exc:
         return _refusal(exc)
+
+
+@socketio.on(MALFORMED_EVENT)  # type: ignore[untyped-decorator]
+def on_malformed(problem: Any = None) -> dict[str, Any]:
+    """A packet realtime.TextPacket could not take as an event: answer it, log one line."""
+    too_fast = rate_limited(request.sid)  # type: ignore[attr-defined]
+    if too_fast:
+        return too_fast  # a flood of junk is not logged line by line
+    log.warning("malformed Socket.IO packet from %s: %s", request.remote_addr, str(problem)[:200])
+    return {**malformed(_("This message could not be read.")), "detail": str(problem)[:200]}
+
+
+@socketio.on("*")  # type: ignore[untyped-decorator]
+def on_unknown_event(event: Any, *_args: Any) -> dict[str, Any]:
+    """Any event this server has no handler for: refused as malformed (an answer, never silence)."""
+    too_fast = rate_limited(request.sid)  # type: ignore[attr-defined]
+    if too_fast:
+        return too_fast
+    return malformed(_("There is no such event."))
 
 
 @socketio.on("disconnect")  # type: ignore[untyped-decorator]
@@ -238,22 +281,24 @@ def disconnect_revoked(app: Flask) -> int:
 def end_rounds_on_time(app: Flask, now: float | None = None) -> list[str]:
     """End every round whose deadline has passed; return the games whose round ended.
 
-    Every process runs this; the state version makes the end of a round happen once: a second
-    attempt finds no round in the air and is refused.
+    Only games whose stored deadline has come are loaded (games.deadline, kept by the store from
+    each state), so games without a timer cost nothing here. Every process runs this; the state
+    version makes the end of a round happen once: a second attempt finds no round in the air and
+    is refused.
     """
     ended: list[str] = []
     now = time.time() if now is None else now
     with app.app_context():
         store = db.store
-        for game_id in store.playing_game_ids():
+        for game_id in store.due_game_ids(now):
             try:
                 state, _version = store.load(game_id)
+                rnd = state.round if isinstance(state, airraid.State) else None
+                if rnd is None or state.phase != "playing" or rnd.phase != "airborne" or rnd.timer.deadline is None or rnd.timer.deadline > now:
+                    # The stored deadline was only a mark (or has just moved): keep the real one.
+                    store.refresh_deadline(game_id)
+                    continue
             except StoreError:
-                continue
-            rnd = state.round if isinstance(state, airraid.State) else None
-            if rnd is None or state.phase != "playing" or rnd.phase != "airborne" or rnd.timer.deadline is None:
-                continue
-            if rnd.timer.deadline > now:
                 continue
             try:
                 result = store.execute(game_id, {"type": "end_round"}, at=now, by="clock")
@@ -287,8 +332,24 @@ def resend_views(app: Flask) -> list[str]:
     return sent
 
 
+def expire_idle_games(app: Flask, now: float | None = None) -> list[str]:
+    """Abandon the Battleship games nobody acted on for BATTLESHIP_IDLE_HOURS; return their ids.
+
+    Anyone at the club may start one, so forgotten ones must not pile up as games "playing".
+    """
+    now = time.time() if now is None else now
+    with app.app_context():
+        hours = float(app.config["BATTLESHIP_IDLE_HOURS"])
+        expired = db.store.expire_idle(battleship.MODE, before=now - hours * 3600.0)
+    if expired:
+        log.info("abandoned %d idle Battleship game(s)", len(expired))
+    return expired
+
+
 # Seconds between two looks for sockets of phones revoked on another process.
 REVOKED_EVERY = 2.0
+# Seconds between two sweeps for idle Battleship games.
+EXPIRE_EVERY = 60.0
 
 
 def start_round_clock(app: Flask, every: float = 0.25) -> None:
@@ -303,6 +364,8 @@ def start_round_clock(app: Flask, every: float = 0.25) -> None:
                 end_rounds_on_time(app)
                 if ticks % max(1, round(REVOKED_EVERY / every)) == 0:
                     disconnect_revoked(app)
+                if ticks % max(1, round(EXPIRE_EVERY / every)) == 0:
+                    expire_idle_games(app)
             except Exception:  # the clock must keep ticking whatever one game does
                 log.exception("round clock")
 

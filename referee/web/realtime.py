@@ -10,10 +10,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask
+from engineio import json as engineio_json  # type: ignore[import-untyped]
+from flask import Flask, request
 from socketio import packet as sio_packet  # type: ignore[import-untyped]
 
-from referee.web.extensions import socketio
+from referee.web.extensions import MALFORMED_EVENT, socketio
+from referee.web.live import rate_limited
+from referee.web.security import bounded_loads
 
 
 def same_origin_checker(extra: Iterable[str] = ()) -> Callable[[str | None, dict[str, Any]], bool]:
@@ -39,9 +42,29 @@ def same_origin_checker(extra: Iterable[str] = ()) -> Callable[[str | None, dict
 
 
 @socketio.on("time_ping")  # type: ignore[untyped-decorator]
-def on_time_ping(_data: Any = None) -> dict[str, float]:
-    """Answer the clock-sync ping of conn.js with the server time in ms."""
+def on_time_ping(_data: Any = None) -> dict[str, Any]:
+    """Answer the clock-sync ping of conn.js with the server time in ms (rate limited like every event)."""
+    too_fast = rate_limited(request.sid)  # type: ignore[attr-defined]
+    if too_fast:
+        return too_fast
     return {"server_time": time.time() * 1000.0}
+
+
+# Event names a Socket.IO client may not emit: the server's own (a forged "disconnect" would make
+# live.py forget the socket and its rate-limit bucket) and Flask-SocketIO's catch-all, which it
+# would call with its arguments shifted.
+RESERVED_EVENTS = frozenset({"connect", "connect_error", "disconnect", "disconnecting", "newListener", "removeListener", "*"})
+
+
+class BoundedJSON:
+    """Engine.IO's JSON for Socket.IO packets, refusing deep nesting before parsing (a ValueError)."""
+
+    dumps = staticmethod(engineio_json.dumps)
+
+    @staticmethod
+    def loads(s: str | bytes, **kwargs: Any) -> Any:
+        """Parse like python-socketio does, nesting at most security.MAX_JSON_DEPTH."""
+        return bounded_loads(s, engineio_json.loads, **kwargs)
 
 
 class TextPacket(sio_packet.Packet):  # type: ignore[misc]
@@ -52,14 +75,67 @@ class TextPacket(sio_packet.Packet):  # type: ignore[misc]
     Incoming packets are decoded as usual (their header says whether attachments follow).
     """
 
+    json = BoundedJSON
+    packet_type: Any
+    data: Any
+
     @classmethod
     def data_is_binary(cls, data: Any) -> bool:
         """Say no: views and acks are JSON (json.dumps would refuse bytes loudly)."""
         return False
 
+    def decode(self, encoded_packet: Any) -> int:
+        """Decode an incoming packet; one that is not a well-formed event becomes a `malformed` event.
+
+        python-socketio raises on packets it cannot decode and indexes event data blindly, so
+        junk would end in a logged traceback and no answer. Here it turns into the event
+        MALFORMED_EVENT (answered by referee.web.live) with the packet's ack id, when it has one.
+        Binary attachments are refused: nothing here sends or expects bytes.
+        """
+        try:
+            attachments = super().decode(encoded_packet)
+            problem = self._problem(attachments)
+        except Exception as exc:  # ValueError, RecursionError, TypeError: whatever junk raises
+            problem = f"undecodable packet ({type(exc).__name__})"
+        if problem is None:
+            return int(attachments)
+        kind = self.packet_type if isinstance(self.packet_type, int) else None
+        if kind in (sio_packet.CONNECT, sio_packet.DISCONNECT):
+            self.data = None  # no auth payload is used; the connect itself is still answered
+        elif kind in (sio_packet.ACK, sio_packet.BINARY_ACK):
+            self.packet_type, self.data = sio_packet.ACK, []  # no callback waits for a client's ack
+        else:
+            self.packet_type = sio_packet.EVENT
+            self.data = [MALFORMED_EVENT, problem[:200]]
+        return 0
+
+    def _problem(self, attachments: int) -> str | None:
+        if self.packet_type in (sio_packet.BINARY_EVENT, sio_packet.BINARY_ACK) or attachments:
+            return "binary payloads are not accepted"
+        if self.packet_type == sio_packet.CONNECT_ERROR:
+            return "a client does not send connect errors"
+        if self.packet_type == sio_packet.CONNECT:
+            return None if self.data is None or isinstance(self.data, dict) else "connect data must be an object"
+        if self.packet_type != sio_packet.EVENT:
+            return None
+        data = self.data
+        if not isinstance(data, list) or not data:
+            return "an event must be a list starting with its name"
+        if not isinstance(data[0], str) or not 1 <= len(data[0]) <= 64:
+            return "an event's name must be text"
+        if data[0] in RESERVED_EVENTS:
+            return f"a client may not send the event {data[0]!r}"
+        if len(data) > 2:
+            return "an event carries at most one payload"
+        return None
+
 
 def init_app(app: Flask) -> None:
-    """Bind Socket.IO: threading mode, optional Redis queue, same-origin CORS, small buffers."""
+    """Bind Socket.IO: its async mode, optional Redis queue, same-origin CORS, small buffers.
+
+    The mode is threading unless SOCKETIO_ASYNC_MODE says otherwise: `referee serve` sets "gevent"
+    in a process referee/serve_gevent.py has patched (the tests' in-process app stays threading).
+    """
     # Flask-SocketIO keeps the options of an earlier init_app, a message queue's client
     # manager among them; a second app (tests, the CLI) must not inherit another's queue.
     socketio.server_options.pop("client_manager", None)
@@ -78,7 +154,7 @@ def init_app(app: Flask) -> None:
         queue = {"client_manager": RedisQueue(queue_url, on_resubscribed=resend)}
     socketio.init_app(
         app,
-        async_mode="threading",
+        async_mode=app.config.get("SOCKETIO_ASYNC_MODE") or "threading",
         **queue,
         cors_allowed_origins=same_origin_checker(app.config.get("SOCKETIO_EXTRA_ORIGINS", ())),
         max_http_buffer_size=int(app.config["SOCKETIO_MAX_HTTP_BUFFER_SIZE"]),

@@ -460,7 +460,10 @@ function start() {
     $('bs-waiting').hidden = !waiting;
     if (waiting) $('bs-waiting-text').textContent = statusText();
     const invite = $('bs-invite');
-    if (invite) invite.hidden = view.phase !== 'placing' || view.players[enemyOf(view.me)].placed;
+    // The server shows the invite only while seat B is free; once the friend's fleet is in,
+    // they have a phone, so the (spent) code goes. A page loaded after the friend's phone was
+    // cut off keeps it: the friend needs it to come back.
+    if (invite && invite.dataset.untilPlaced === 'true') invite.hidden = view.players[enemyOf(view.me)].placed;
     $('bs-play').hidden = view.phase === 'placing';
     const status = $('bs-status');
     status.textContent = handover ? t('bs.pass_phone', { name: nameOf(expectedPlayer(view)) }) : statusText();

@@ -1,0 +1,21 @@
+"""`referee serve` under gevent: the standard library is patched here, before anything imports it.
+
+`referee serve` (referee.cli) re-executes itself as `python -m referee.serve_gevent`: by the time
+a click command runs, threading, socket and ssl have long been imported, and patching them then
+leaves locks and sockets made before the patch blocking the whole process. The arguments come in
+the environment (`_REFEREE_SERVE_ARGS`, JSON), not on the command line, where `ps` would show a
+database URL with its password.
+"""
+
+from gevent import monkey  # type: ignore[import-untyped]
+
+monkey.patch_all()
+
+import json  # noqa: E402
+import os  # noqa: E402
+
+from referee.cli import SERVE_ARGS_VARIABLE, main  # noqa: E402
+
+if __name__ == "__main__":
+    raw = os.environ.pop(SERVE_ARGS_VARIABLE, None)
+    main(args=json.loads(raw) if raw else None)

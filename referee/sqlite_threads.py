@@ -1,0 +1,108 @@
+"""sqlite3 connections whose blocking calls run elsewhere (in real threads, under gevent).
+
+Under gevent every request and socket is a greenlet of ONE thread. sqlite3 is C code that knows
+nothing of gevent: while a statement waits for SQLite's write lock (busy_timeout, up to 10 s) or
+a commit fsyncs (`synchronous=FULL`), no greenlet runs, and every page and socket of the server
+waits. Worse, the greenlet holding the lock cannot finish while another one waits for it in C:
+the hub stays frozen until the busy timeout. `OffloadedConnection` hands those calls to a runner
+(referee.web.server: gevent's thread pool, which the calling greenlet waits on cooperatively);
+everything else (attributes, fetching rows already stepped to) stays on the caller's thread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol, TypeVar
+
+T = TypeVar("T")
+
+
+class Runner(Protocol):
+    """Run `fn(*args)` somewhere that may block, and return its result (or raise its error)."""
+
+    def __call__(self, fn: Callable[..., T], *args: Any) -> T:
+        """Return fn(*args), run where blocking harms no one."""
+        ...
+
+
+class OffloadedCursor:
+    """A sqlite3 cursor whose execute calls go through the runner."""
+
+    def __init__(self, cursor: sqlite3.Cursor, run: Runner) -> None:
+        """Wrap `cursor`; `run` runs its statements."""
+        self._cursor = cursor
+        self._run = run
+
+    def execute(self, sql: str, parameters: Any = ()) -> OffloadedCursor:
+        """Run one statement (a write may wait for SQLite's lock in here)."""
+        self._run(self._cursor.execute, sql, parameters)
+        return self
+
+    def executemany(self, sql: str, seq_of_parameters: Any) -> OffloadedCursor:
+        """Run one statement for each set of parameters."""
+        self._run(self._cursor.executemany, sql, seq_of_parameters)
+        return self
+
+    def fetchall(self) -> list[Any]:
+        """Step through the remaining rows (reads pages: may touch the disk)."""
+        return self._run(self._cursor.fetchall)
+
+    def fetchmany(self, size: int | None = None) -> list[Any]:
+        """Step through up to `size` rows."""
+        if size is None:
+            return self._run(self._cursor.fetchmany)
+        return self._run(self._cursor.fetchmany, size)
+
+    def fetchone(self) -> Any:
+        """Step to the next row."""
+        return self._cursor.fetchone()  # one row: the hop would cost more than the step
+
+    def __iter__(self) -> Iterator[Any]:
+        """Iterate over the remaining rows."""
+        return iter(self.fetchall())
+
+    def __getattr__(self, name: str) -> Any:
+        """description, rowcount, lastrowid, close, ...: the cursor's own."""
+        return getattr(self._cursor, name)
+
+
+class OffloadedConnection:
+    """A sqlite3 connection whose statements, commits and rollbacks go through the runner.
+
+    SQLAlchemy's pysqlite dialect and our connect listener set attributes (isolation_level)
+    and register functions on it: those pass straight through to the real connection.
+    """
+
+    def __init__(self, connection: sqlite3.Connection, run: Runner) -> None:
+        """Wrap `connection`; `run` runs its blocking calls."""
+        object.__setattr__(self, "_connection", connection)
+        object.__setattr__(self, "_run", run)
+
+    def cursor(self, *args: Any) -> OffloadedCursor:
+        """Return a cursor whose statements go through the runner."""
+        return OffloadedCursor(self._connection.cursor(*args), self._run)
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> OffloadedCursor:
+        """Run one statement on a new cursor."""
+        return self.cursor().execute(sql, parameters)
+
+    def commit(self) -> None:
+        """Commit (fsync with synchronous=FULL; a WAL checkpoint now and then)."""
+        self._run(self._connection.commit)
+
+    def rollback(self) -> None:
+        """Roll back."""
+        self._run(self._connection.rollback)
+
+    def close(self) -> None:
+        """Close (a last checkpoint may run)."""
+        self._run(self._connection.close)
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything else is the real connection's."""
+        return getattr(self._connection, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """isolation_level and the like are set on the real connection."""
+        setattr(self._connection, name, value)

@@ -1,0 +1,291 @@
+"""`referee serve`'s server: gevent, so an open websocket or a slow client costs a greenlet, not a thread.
+
+Under gunicorn's threaded worker each open websocket, and each request whose headers were still
+arriving, held one of its threads: 100 bare websockets, or 110 requests sent a byte at a time,
+from one phone made every other page wait. Here (gevent's WSGI server with gevent-websocket, as
+Flask-SocketIO's gevent mode wants) an idle socket is a greenlet and ~50 kB, and on top of that:
+
+- open websockets per client address are capped (WEBSOCKETS_PER_ADDRESS): the next handshake
+  gets 429 with a JSON body;
+- connections per client address that are not websockets (requests, keep-alive, long-polling)
+  are capped (CONNECTIONS_PER_ADDRESS): the next one gets 503 with a JSON body, at once, unread;
+- a request line and headers must arrive within HEADER_TIMEOUT seconds of the connection (or
+  of the previous response on a keep-alive connection), else 408 and the connection is closed;
+- sqlite3's calls run in a thread pool (referee.sqlite_threads): a commit's fsync or a wait for
+  SQLite's write lock no longer stops every greenlet. PostgreSQL (psycopg 3 waits through the
+  patched `select` when it sees gevent) and Redis (redis-py on patched sockets) are cooperative.
+
+No forwarded header is trusted here: REMOTE_ADDR is the peer and the scheme is http. With
+PROXY_FIX = N (behind deploy/nginx.conf) the app's ProxyFix takes the client address from
+X-Forwarded-For, and so do the websocket caps; the connection cap is then nginx's job
+(`limit_conn`), since every connection comes from nginx.
+
+The standard library must be monkey-patched before anything imports it: `referee serve`
+re-executes itself through referee/serve_gevent.py for that (see referee.cli).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import gevent  # type: ignore[import-untyped]
+from gevent.pywsgi import LoggingLogAdapter, WSGIServer  # type: ignore[import-untyped]
+from gevent.threadpool import ThreadPool  # type: ignore[import-untyped]
+from geventwebsocket.handler import WebSocketHandler  # type: ignore[import-untyped]
+from werkzeug.http import parse_list_header
+
+from referee.store import SQLITE_MAX_CONNECTIONS, run_sqlite_calls_in
+from referee.web.logs import RedactSecrets
+
+try:
+    import resource
+except ImportError:  # Windows: no open-files limit to raise
+    resource = None  # type: ignore[assignment]
+
+log = logging.getLogger(__name__)
+log.addFilter(RedactSecrets())  # a bad request line is logged, and may hold a token
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one client address may hold (see config/referee.toml)."""
+
+    websockets_per_address: int = 100
+    connections_per_address: int = 200
+    header_timeout: float = 10.0
+    proxies: int = 0  # PROXY_FIX: how many proxies' X-Forwarded-For to trust
+
+    @classmethod
+    def from_config(cls, config: Any) -> Limits:
+        """Read WEBSOCKETS_PER_ADDRESS, CONNECTIONS_PER_ADDRESS, HEADER_TIMEOUT and PROXY_FIX; refuse nonsense."""
+        limits = cls(
+            websockets_per_address=int(config.get("WEBSOCKETS_PER_ADDRESS", cls.websockets_per_address)),
+            connections_per_address=int(config.get("CONNECTIONS_PER_ADDRESS", cls.connections_per_address)),
+            header_timeout=float(config.get("HEADER_TIMEOUT", cls.header_timeout)),
+            proxies=int(config.get("PROXY_FIX") or 0),
+        )
+        if limits.websockets_per_address < 1 or limits.connections_per_address < 1:
+            raise ValueError("WEBSOCKETS_PER_ADDRESS and CONNECTIONS_PER_ADDRESS must be at least 1")
+        if not 0 < limits.header_timeout <= 3600:
+            raise ValueError("HEADER_TIMEOUT must be between 0 and 3600 seconds")
+        return limits
+
+
+class Tally:
+    """How many of something each address holds, up to a limit.
+
+    No lock: every handler is a greenlet of the one hub thread, and nothing here yields.
+    """
+
+    def __init__(self, limit: int) -> None:
+        """Allow `limit` per address."""
+        self.limit = limit
+        self.counts: dict[str, int] = {}
+
+    def take(self, address: str) -> bool:
+        """Count one more for `address`; False (and nothing counted) when it is at the limit."""
+        held = self.counts.get(address, 0)
+        if held >= self.limit:
+            return False
+        self.counts[address] = held + 1
+        return True
+
+    def give(self, address: str) -> None:
+        """Count one fewer for `address`."""
+        held = self.counts.get(address, 0) - 1
+        if held > 0:
+            self.counts[address] = held
+        else:
+            self.counts.pop(address, None)
+
+
+def client_address(environ: dict[str, Any], peer: str, proxies: int) -> str:
+    """The client's address as the app's ProxyFix(x_for=proxies) will see it: the peer without a proxy."""
+    if proxies > 0:
+        forwarded = parse_list_header(environ.get("HTTP_X_FORWARDED_FOR", ""))
+        if len(forwarded) >= proxies and forwarded[-proxies]:
+            return str(forwarded[-proxies])
+    return peer
+
+
+def _json_response(status: str, error: str, message: str, extra: str = "") -> bytes:
+    body = json.dumps({"error": error, "message": message}).encode()
+    return (
+        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        f"{extra}Connection: close\r\n\r\n"
+    ).encode("latin-1") + body
+
+
+TOO_MANY_CONNECTIONS = _json_response(
+    "503 Service Unavailable", "too_many_connections",
+    "Too many connections from your address; close some pages and try again.", "Retry-After: 5\r\n",
+)
+HEADERS_TOO_SLOW = _json_response("408 Request Timeout", "request_timeout", "The request took too long to arrive.")
+TOO_MANY_SOCKETS_BODY = json.dumps(
+    {"error": "too_many_sockets", "message": "Too many open pages from your address; close some and reload."}
+).encode()
+
+
+class HeadersLate(BaseException):
+    """The request line and headers did not arrive in time.
+
+    A BaseException, like gevent.Timeout: pywsgi's `except Exception` around header parsing
+    must not turn it into a logged 400.
+    """
+
+
+class Handler(WebSocketHandler):  # type: ignore[misc]
+    """gevent-websocket's handler with a header deadline and the per-address websocket cap."""
+
+    server: Server
+    counted = False  # whether this connection is in server.connections (not once it is a websocket)
+
+    def handle_one_request(self) -> Any:
+        """Read one request within the header deadline, then handle it without one."""
+        self._headers_timer = gevent.Timeout.start_new(self.server.limits.header_timeout, HeadersLate)
+        try:
+            return super().handle_one_request()
+        except HeadersLate:
+            try:
+                self.socket.sendall(HEADERS_TOO_SLOW)
+            except OSError:
+                pass
+            return None  # handle() closes the connection
+        finally:
+            self._headers_timer.close()
+
+    def read_request(self, raw_requestline: str) -> Any:
+        """Parse the headers; the deadline covers only them, not the application."""
+        try:
+            return super().read_request(raw_requestline)
+        finally:
+            self._headers_timer.close()
+
+    def start_response(self, status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        """Say `Connection: close` when the connection will close (pywsgi does not, on HTTP/1.1).
+
+        Without it a client that sent `Connection: close` (or whose socket attempt this is) may
+        put the connection back in its pool and send its next request into a closed socket.
+        """
+        if self.close_connection and not any(name.lower() == "connection" for name, _value in headers):
+            headers = [*headers, ("Connection", "close")]
+        return super().start_response(status, headers, exc_info)
+
+    def run_application(self) -> Any:
+        """Run the app; a websocket handshake first takes one of its address's websocket places."""
+        if self.environ.get("HTTP_UPGRADE", "").lower() != "websocket":
+            return super().run_application()
+        server = self.server
+        address = client_address(self.environ, self.client_address[0], server.limits.proxies)
+        self.close_connection = True  # a websocket attempt is the connection's last request
+        if not server.websockets.take(address):
+            return self._refuse_socket()
+        if self.counted and server.connections is not None:
+            # From now on an idle websocket: counted as one, not as a connection.
+            server.connections.give(str(self.client_address[0]))
+            self.counted = False
+        try:
+            return super().run_application()
+        finally:
+            server.websockets.give(address)
+
+    def _refuse_socket(self) -> None:
+        self.start_response(
+            "429 Too Many Requests",
+            [("Content-Type", "application/json"), ("Content-Length", str(len(TOO_MANY_SOCKETS_BODY))), ("Retry-After", "5")],
+        )
+        self.write(TOO_MANY_SOCKETS_BODY)
+
+
+class Server(WSGIServer):  # type: ignore[misc]
+    """gevent's WSGI server, with the connection cap applied as each connection is accepted."""
+
+    handler_class = Handler
+
+    def __init__(self, listener: tuple[str, int], application: Any, limits: Limits) -> None:
+        """Listen on `listener` and serve `application` within `limits`."""
+        super().__init__(
+            listener, application,
+            log=None,  # no access log (as under gunicorn): request lines may hold tokens
+            error_log=LoggingLogAdapter(log, logging.WARNING),
+            # Set, so gevent does not look the host name up (getfqdn) on a Wi-Fi with no DNS.
+            environ={"SERVER_NAME": listener[0] or "localhost"},
+        )
+        self.limits = limits
+        self.logger = log  # gevent-websocket logs its handshake refusals here
+        self.websockets = Tally(limits.websockets_per_address)
+        # Behind a proxy every connection is the proxy's: nginx caps per client (limit_conn).
+        self.connections = Tally(limits.connections_per_address) if limits.proxies == 0 else None
+
+    def handle(self, sock: Any, address: tuple[Any, ...]) -> None:
+        """Refuse a connection past its address's cap at once; else handle it as pywsgi does."""
+        peer = str(address[0])
+        if self.connections is not None and not self.connections.take(peer):
+            with gevent.Timeout(1, False):  # a client that reads nothing must not hold us
+                try:
+                    sock.sendall(TOO_MANY_CONNECTIONS)
+                except OSError:
+                    pass
+            return  # the StreamServer closes the socket
+        handler = self.handler_class(sock, address, self)
+        handler.counted = self.connections is not None
+        try:
+            handler.handle()
+        finally:
+            if handler.counted and self.connections is not None:
+                self.connections.give(peer)
+
+
+def prepare() -> None:
+    """Before the app is made: sqlite3's calls go to real threads, and file descriptors are raised.
+
+    The pool has a thread per possible SQLite connection (store.SQLITE_MAX_CONNECTIONS): a
+    connection holding the write lock then always finds a thread for its commit.
+    """
+    pool = ThreadPool(SQLITE_MAX_CONNECTIONS)
+
+    def run(fn: Any, *args: Any) -> Any:
+        def call() -> tuple[bool, Any]:
+            # Caught here and raised in the caller: gevent's pool would print every error's
+            # traceback, and "no such table" or a lost race is an answer the caller handles.
+            try:
+                return True, fn(*args)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller as it is
+                return False, exc
+
+        ok, value = pool.apply(call)
+        if ok:
+            return value
+        raise value
+
+    run_sqlite_calls_in(run)
+    raise_open_files_limit()
+
+
+def raise_open_files_limit(wanted: int = 65536) -> int:
+    """Raise the soft limit of open files toward the hard one: each socket is a file (1024 is common)."""
+    if resource is None:
+        return 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            log.warning("could not raise the open-files limit from %d", soft)
+    return int(soft)
+
+
+def serve(application: Any, host: str, port: int, limits: Limits) -> None:
+    """Serve until killed."""
+    server = Server((host, port), application, limits)
+    log.info(
+        "serving on %s:%d with gevent (%d websockets and %d connections per address, headers within %g s)",
+        host, port, limits.websockets_per_address, limits.connections_per_address, limits.header_timeout,
+    )
+    server.serve_forever()
+
