@@ -112,8 +112,15 @@ def main(argv: list[str] | None = None) -> int:
     hunt = [r[2] for r in results if r[1] == "easy"]
     per_game = sum(main_cpu) / len(main_cpu)
     print(f"ruleset {ruleset.id}: {args.games} games, seed {args.seed}, level {args.level}, {args.workers} workers")
-    print(f"wall {wall:.1f} s; CPU per {args.level} game {per_game * 1000:.0f} ms, per decision {sum(main_cpu) / sum(_decisions(ruleset, main_shots)) * 1000:.1f} ms")
-    print(f"hunt/target: median={statistics.median_low(hunt):g} mean={statistics.fmean(hunt):.2f} p95={pct(hunt, 95)} max={max(hunt)}")
+    per_decision = sum(main_cpu) / sum(_decisions(ruleset, main_shots))
+    print(
+        f"wall {wall:.1f} s; CPU per {args.level} game {per_game * 1000:.0f} ms, "
+        f"per decision {per_decision * 1000:.1f} ms"
+    )
+    print(
+        f"hunt/target: median={statistics.median_low(hunt):g} mean={statistics.fmean(hunt):.2f} "
+        f"p95={pct(hunt, 95)} max={max(hunt)}"
+    )
     print(
         f"median={statistics.median_low(main_shots):g} mean={statistics.fmean(main_shots):.2f} "
         f"p95={pct(main_shots, 95)} max={max(main_shots)} huntmedian={statistics.median_low(hunt):g}"

@@ -19,9 +19,9 @@ if __name__ == "__main__" and "gevent" in sys.argv:
 
     monkey.patch_all()
 
-from typing import Any  # noqa: E402
+from typing import Any
 
-import socketio  # noqa: E402
+import socketio
 
 
 def make_server(mode: str) -> socketio.Server:

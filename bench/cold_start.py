@@ -63,7 +63,7 @@ def cpu_seconds(root: int) -> float:
 
 
 def one_start(instance: Path, server: str) -> tuple[float, float, float]:
-    """Start the server once; return seconds to the first health 200 and referee-link 200, and the CPU seconds spent by then."""
+    """Start the server once; return seconds to the first health 200 and referee-link 200, and CPU seconds by then."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
     env["PYTHONUNBUFFERED"] = "1"
@@ -142,7 +142,10 @@ def main() -> None:
             existing.append(one_start(kept, args.server))
     base = statistics.median(w for w, _ in baseline)
     base_cpu = statistics.median(c for _, c in baseline)
-    print(f"baseline python -c 'import flask': median {base * 1000:.0f} ms wall, {base_cpu * 1000:.0f} ms CPU over {args.runs} runs")
+    print(
+        f"baseline python -c 'import flask': median {base * 1000:.0f} ms wall, "
+        f"{base_cpu * 1000:.0f} ms CPU over {args.runs} runs"
+    )
     print("(on a busy machine the CPU figures are the steadier ones: wall ~ CPU + disk waits when the cores are free)")
     for name, runs in (("fresh instance", fresh), ("existing instance", existing)):
         health = statistics.median(h for h, _, _ in runs)

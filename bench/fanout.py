@@ -296,11 +296,11 @@ def worker() -> None:
                 ack = await client.call(spec["join"], {"game": game, "seq": 0}, timeout=30)
                 if not ack.get("ok"):
                     raise RuntimeError(str(ack))
-            except Exception as exc:  # a screen that cannot connect is reported, not fatal
+            except Exception as exc:  # noqa: BLE001 - a screen that cannot connect is reported, not fatal
                 errors.append(f"{type(exc).__name__}: {exc}")
                 try:
                     await client.disconnect()
-                except Exception:
+                except Exception:  # noqa: BLE001 - a half-open client may fail to disconnect as well
                     pass
                 return
         clients.append(client)
@@ -423,7 +423,7 @@ def send_reports(
             event, payload = make(game, n)
             try:
                 ack = client.call(event, payload, timeout=10)
-            except Exception as exc:  # no answer in 10 s
+            except Exception as exc:  # noqa: BLE001 - no answer in 10 s
                 ack = {"ok": False, "error": type(exc).__name__}
             with lock:
                 if ack.get("ok"):
@@ -453,7 +453,12 @@ def run_one(
     result.sockets = len(sockets) + len(games)
     t = time.perf_counter()
     screens = start_screens(url, join, sockets, nprocs)
-    print(f"  {label}: {screens.connected} screens connected in {time.perf_counter() - t:.0f} s; reporting for {seconds:g} s", file=sys.stderr, flush=True)
+    print(
+        f"  {label}: {screens.connected} screens connected in {time.perf_counter() - t:.0f} s; "
+        f"reporting for {seconds:g} s",
+        file=sys.stderr,
+        flush=True,
+    )
     result.connect_failed = screens.failed
     result.errors = screens.errors
     senders = []
@@ -463,7 +468,7 @@ def run_one(
             client.connect(url, headers={"Cookie": referee_cookie} if referee_cookie else {}, transports=["websocket"], wait_timeout=30)
             ack = client.call(join, {"game": gid, "seq": 0}, timeout=30)
             assert ack["ok"], ack
-        except Exception as exc:  # a referee who cannot connect sends nothing; counted as failed
+        except Exception as exc:  # noqa: BLE001 - a referee who cannot connect sends nothing; counted as failed
             result.connect_failed += 1
             result.errors.append(f"referee: {type(exc).__name__}: {exc}")
             continue
@@ -508,14 +513,19 @@ def pct(values: list[float], q: float) -> float:
 def print_table(title: str, results: list[Result]) -> None:
     print()
     print(title)
-    head = f"{'server':<22}{'sockets':>8}{'reports':>8}{'missed':>8}{'p50':>8}{'p99':>8}{'max':>8}  |{'all p50':>8}{'all p99':>8}{'all max':>8}  |{'threads':>8}{'RSS MB':>8}{'cores':>6}{'CPU/rep':>8}"
+    head = (
+        f"{'server':<22}{'sockets':>8}{'reports':>8}{'missed':>8}{'p50':>8}{'p99':>8}{'max':>8}  |"
+        f"{'all p50':>8}{'all p99':>8}{'all max':>8}  |{'threads':>8}{'RSS MB':>8}{'cores':>6}{'CPU/rep':>8}"
+    )
     print(head)
     print("-" * len(head))
     for r in results:
         print(
             f"{r.label:<22}{r.sockets:>8}{r.reports:>8}{r.missed:>8}"
-            f"{pct(r.deliveries, .5):>8.1f}{pct(r.deliveries, .99):>8.1f}{max(r.deliveries, default=float('nan')):>8.1f}  |"
-            f"{pct(r.all_screens, .5):>8.1f}{pct(r.all_screens, .99):>8.1f}{max(r.all_screens, default=float('nan')):>8.1f}  |"
+            f"{pct(r.deliveries, 0.5):>8.1f}{pct(r.deliveries, 0.99):>8.1f}"
+            f"{max(r.deliveries, default=float('nan')):>8.1f}  |"
+            f"{pct(r.all_screens, 0.5):>8.1f}{pct(r.all_screens, 0.99):>8.1f}"
+            f"{max(r.all_screens, default=float('nan')):>8.1f}  |"
             f"{r.peak_threads:>8}{r.peak_rss_mb:>8.0f}{r.cpu_share:>6.2f}{r.cpu_ms_per_report:>8.1f}"
         )
         extra = []
@@ -531,10 +541,15 @@ def print_table(title: str, results: list[Result]) -> None:
     if len(results) == 2 and results[0].deliveries and results[1].deliveries:
         ours, bare = results
         print(
-            f"{'ours / bare':<22}{'':>32}{pct(ours.deliveries, .5) / pct(bare.deliveries, .5):>7.1f}×{pct(ours.deliveries, .99) / pct(bare.deliveries, .99):>7.1f}×{'':>8}  |"
-            f"{pct(ours.all_screens, .5) / pct(bare.all_screens, .5):>7.1f}×{pct(ours.all_screens, .99) / pct(bare.all_screens, .99):>7.1f}×"
+            f"{'ours / bare':<22}{'':>32}{pct(ours.deliveries, 0.5) / pct(bare.deliveries, 0.5):>7.1f}×"
+            f"{pct(ours.deliveries, 0.99) / pct(bare.deliveries, 0.99):>7.1f}×{'':>8}  |"
+            f"{pct(ours.all_screens, 0.5) / pct(bare.all_screens, 0.5):>7.1f}×"
+            f"{pct(ours.all_screens, 0.99) / pct(bare.all_screens, 0.99):>7.1f}×"
         )
-    print("ms from the report's send to a screen's update (p50/p99/max per delivery); 'all': until the last screen of the game has it;")
+    print(
+        "ms from the report's send to a screen's update (p50/p99/max per delivery); "
+        "'all': until the last screen of the game has it;"
+    )
     print("threads, RSS: the server's peak; cores: its CPU time over the reporting time; CPU/rep: its CPU ms per report.")
 
 
@@ -595,7 +610,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 2)[2])
     parser.add_argument("--scenario", choices=["A", "B", "both"], default="both")
     parser.add_argument("--seconds", type=float, default=10.0, help="reporting time per run (default 10)")
-    parser.add_argument("--mode", choices=["threading", "gevent"], default="gevent", help="the server's async mode (both servers); gevent is `referee serve`'s default, threading its --server gunicorn")
+    parser.add_argument(
+        "--mode",
+        choices=["threading", "gevent"],
+        default="gevent",
+        help="the server's async mode (both servers); gevent is `referee serve`'s default, "
+        "threading its --server gunicorn",
+    )
     parser.add_argument("--client-procs", type=int, default=0, help="client processes (default: 1 per 400 sockets, at least 2)")
     parser.add_argument("--no-bare", action="store_true", help="skip the bare python-socketio baseline")
     parser.add_argument("--database-url", help="our server's database (default: SQLite in a temporary instance folder)")

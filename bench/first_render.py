@@ -9,9 +9,10 @@ per run (cold cache, cache disabled too) and the network throttled through the C
 Protocol (`Network.emulateNetworkConditions`): 400 ms latency, 400 kbit/s down and up, the
 "Slow 3G" profile of Lighthouse and the issue. First Contentful Paint comes from the Performance
 API (`first-contentful-paint`), DOMContentLoaded and load from the navigation entry, and the
-arrival of the last script (after the network goes idle: static/js/boot.js fetches the scripts
-only after the first paint, so they may come after `load`), all in ms from the start of navigation. Baseline in the same run: a one-line HTML page from a bare
-Python HTTP server on the same machine under the same throttling (the floor: one request).
+arrival of the last script (after the network goes idle: static/js/lib/boot.js fetches the scripts
+only after the first paint, so they may come after `load`), all in ms from the start of
+navigation. Baseline in the same run: a one-line HTML page from a bare Python HTTP server on the
+same machine under the same throttling (the floor: one request).
 A diagnostic row loads the team page with its scripts refused: the floor our HTML and CSS set.
 Each page is opened once unthrottled first (not measured), so neither the server's template
 compilation nor its one-off Brotli 11 compression of the static files is counted.
@@ -79,7 +80,7 @@ def set_up(server: Server) -> tuple[dict[str, str], str, str]:
 class Baseline(http.server.BaseHTTPRequestHandler):
     """A one-line page: what any page costs on this network before its own bytes."""
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         body = b"<!doctype html><title>x</title><p>Baseline</p>"
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
@@ -181,7 +182,10 @@ def main() -> None:
         kib = statistics.median(r["bytes"] for r in runs) / 1024
         scripts = statistics.median(r["scripts"] for r in runs)
         verdict = "" if name.startswith("baseline") else f"; {fcp / base_fcp:.1f}x baseline; goal FCP < {GOAL_MS:.0f} ms: " + ("met" if fcp < GOAL_MS else f"MISSED by {fcp - GOAL_MS:.0f} ms")
-        print(f"  {name}: FCP {fcp:.0f} ms, DOMContentLoaded {dcl:.0f} ms, load {load:.0f} ms, last script in {scripts:.0f} ms, {kib:.1f} KiB transferred{verdict}")
+        print(
+            f"  {name}: FCP {fcp:.0f} ms, DOMContentLoaded {dcl:.0f} ms, load {load:.0f} ms, "
+            f"last script in {scripts:.0f} ms, {kib:.1f} KiB transferred{verdict}"
+        )
 
 
 if __name__ == "__main__":

@@ -174,7 +174,10 @@ def report(name: str, tally: Tally, wall: float) -> float:
     lat = sorted(tally.latencies) or [0.0]
     p50 = statistics.median(lat) * 1000
     p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
-    print(f"  {name:<9} {rate:8.1f} /s   ({tally.accepted} accepted, {tally.refused} refused; p50 {p50:.1f} ms, p99 {p99:.1f} ms per report)")
+    print(
+        f"  {name:<9} {rate:8.1f} /s   ({tally.accepted} accepted, {tally.refused} refused; "
+        f"p50 {p50:.1f} ms, p99 {p99:.1f} ms per report)"
+    )
     return rate
 
 

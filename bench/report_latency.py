@@ -110,7 +110,10 @@ def run(server: Server, args: argparse.Namespace) -> None:
     latencies.sort()
     p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]  # noqa: E731
     print(f"clients={len(clients)} reports={len(sent)} rate={args.rate}/s deliveries={len(latencies)} missing={missing}")
-    print(f"report→update ms: p50={p(0.50):.1f} p99={p(0.99):.1f} max={latencies[-1]:.1f} mean={statistics.fmean(latencies):.1f}")
+    print(
+        f"report→update ms: p50={p(0.50):.1f} p99={p(0.99):.1f} max={latencies[-1]:.1f} "
+        f"mean={statistics.fmean(latencies):.1f}"
+    )
 
 
 if __name__ == "__main__":

@@ -78,7 +78,10 @@ def main() -> None:
     print(f"processes={args.processes} clients={args.clients} reports={len(sent)} rate={args.rate}/s missing={missing}")
     print(f"same process  ms: p50={percentile(same, 0.5):.1f} p99={percentile(same, 0.99):.1f} (n={len(same)})")
     print(f"other process ms: p50={percentile(other, 0.5):.1f} p99={percentile(other, 0.99):.1f} (n={len(other)})")
-    print(f"ratio other/same: p50 {percentile(other, 0.5) / percentile(same, 0.5):.2f}, p99 {percentile(other, 0.99) / percentile(same, 0.99):.2f}")
+    print(
+        f"ratio other/same: p50 {percentile(other, 0.5) / percentile(same, 0.5):.2f}, "
+        f"p99 {percentile(other, 0.99) / percentile(same, 0.99):.2f}"
+    )
 
 
 if __name__ == "__main__":

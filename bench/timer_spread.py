@@ -4,7 +4,7 @@
 
 Starts a real `referee serve`, starts a round, then per trial connects N Python Socket.IO clients
 at once (websocket, as conn.js tries first). Each client gets the round's deadline from its
-`resync` view and estimates the server clock offset exactly as static/js/conn.js `syncClock` +
+`resync` view and estimates the server clock offset exactly as static/js/lib/conn.js `syncClock` +
 `bestOffset` do: 8 `time_ping` acks one after another, 30 ms apart, rtt on a monotonic clock,
 offset = server_time - (t0 + rtt/2); keep the 3 with the lowest rtt, median of their offsets.
 Each client has its own local clock, off by a random ±2 s, so an uncorrected clock would show.
@@ -161,7 +161,7 @@ class Screen:
                 p0 = time.perf_counter()
                 try:
                     answer = self.client.call("time_ping", {"t0": t0}, timeout=PING_TIMEOUT_S)
-                except Exception:  # a lost ping: fewer samples, as in conn.js
+                except Exception:  # noqa: BLE001 - a lost ping: fewer samples, as in conn.js
                     continue
                 rtt = (time.perf_counter() - p0) * 1000.0
                 samples.append((rtt, float(answer["server_time"]) - (t0 + rtt / 2)))
@@ -170,7 +170,7 @@ class Screen:
             if not samples:
                 raise RuntimeError("no ping answered")
             self.offset = best_offset(samples, self.keep)
-        except Exception as exc:  # reported, not hidden
+        except Exception as exc:  # noqa: BLE001 - reported, not hidden
             self.error = f"{type(exc).__name__}: {exc}"
 
     def shown_ms(self, now_real_ms: float) -> float:
@@ -243,7 +243,10 @@ def main() -> None:
         try:
             gid = start_round(server.base, server.link)
             scenarios: list[tuple[str, str | None]] = [("direct (loopback)", None), (f"jitter {args.delay:.0f} ± {args.jitter:.0f} ms per chunk", "jitter"), (f"fixed {args.delay:.0f} ± {args.jitter:.0f} ms per connection and direction", "fixed")]
-            print(f"{args.clients} screens, {args.trials} trials each, {args.samples} pings keeping {args.keep}; spread = max - min of the time left shown at one instant")
+            print(
+                f"{args.clients} screens, {args.trials} trials each, {args.samples} pings keeping {args.keep}; "
+                "spread = max - min of the time left shown at one instant"
+            )
             for name, mode in scenarios:
                 proxy = DelayProxy(server.port, mode, args.delay, args.jitter) if mode else None
                 url = f"http://127.0.0.1:{proxy.port}" if proxy else server.base
@@ -257,7 +260,10 @@ def main() -> None:
                         proxy.stop()
                 worst = max(spreads)
                 verdict = "" if mode is None else f"; goal < {GOAL_MS:.0f} ms: " + ("met" if worst < GOAL_MS else f"MISSED by {worst - GOAL_MS:.0f} ms (worst trial)")
-                print(f"  {name}: spread median {statistics.median(spreads):.1f} ms, worst {worst:.1f} ms over {len(spreads)} trials{verdict}")
+                print(
+                    f"  {name}: spread median {statistics.median(spreads):.1f} ms, worst {worst:.1f} ms "
+                    f"over {len(spreads)} trials{verdict}"
+                )
         finally:
             server.stop()
 

@@ -241,7 +241,8 @@ def tokens_list(database_url: str | None, instance_path: str | None, show_all: b
     for r in rows:
         state = f"  (revoked {_when(r.revoked_at)})" if r.revoked_at else ""
         click.echo(
-            f"{r.id:>5}  {r.kind:<12} {(r.game_id or '-'):<12} {_when(r.created_at):<16}  {_when(r.last_seen_at):<16}  {r.label}{state}"
+            f"{r.id:>5}  {r.kind:<12} {(r.game_id or '-'):<12} "
+            f"{_when(r.created_at):<16}  {_when(r.last_seen_at):<16}  {r.label}{state}"
         )
 
 

@@ -27,9 +27,15 @@ def _load(path: str) -> Ruleset:
 def _fixed_sea(ruleset: BattleshipRuleset, size: int | None, players: int | None = None) -> tuple[int, tuple[str, ...]]:
     """Return a Battleship ruleset's one sea and fleet, refusing options that would pick another."""
     if players is not None:
-        raise click.UsageError(f"--players picks an air-raid sea by team size; the {ruleset.id} ruleset has one sea, {ruleset.size}×{ruleset.size}: leave it out")
+        raise click.UsageError(
+            f"--players picks an air-raid sea by team size; the {ruleset.id} ruleset has one sea, "
+            f"{ruleset.size}×{ruleset.size}: leave it out"
+        )
     if size is not None and size != ruleset.size:
-        raise click.UsageError(f"the {ruleset.id} ruleset fixes the sea at {ruleset.size}×{ruleset.size}, not {size}×{size}: leave out --size")
+        raise click.UsageError(
+            f"the {ruleset.id} ruleset fixes the sea at {ruleset.size}×{ruleset.size}, not {size}×{size}: "
+            "leave out --size"
+        )
     return ruleset.size, ruleset.fleet
 
 
@@ -111,7 +117,7 @@ def sea_check(file: str, sea_file: str, size: int | None) -> None:
         sys.exit(1)
     try:
         fleet = ruleset.fleet if isinstance(ruleset, BattleshipRuleset) else ruleset.sea_for(size=size or _text_size(text))[1]
-        grid, ships, problems = ships_from_text(text, ruleset.sea, fleet, size)
+        _grid, _ships, problems = ships_from_text(text, ruleset.sea, fleet, size)
     except MalformedAction as exc:
         click.echo(f"{sea_file}: {exc.message}")
         sys.exit(1)

@@ -289,7 +289,7 @@ def _at_head(engine: Engine) -> bool:
     try:
         with reading(engine) as conn:
             stamped = {str(row[0]) for row in conn.execute(text("SELECT version_num FROM alembic_version"))}
-    except Exception:  # no table yet (a new database), or anything odd: Alembic decides
+    except Exception:  # noqa: BLE001 - no table yet (a new database), or anything odd: Alembic decides
         return False
     return stamped == heads
 

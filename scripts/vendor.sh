@@ -81,7 +81,7 @@ rm -rf "$out" && mkdir -p "$out"
 cp "$pkg/dist/jsQR.js" "$pkg/LICENSE" "$out/"
 note "$out" jsqr "$JSQR_VERSION" "$JSQR_INTEGRITY" Apache-2.0 \
 "files: jsQR.js, a UMD build; in a worker, importScripts() defines self.jsQR.
-Used by static/js/qr-worker.js only where BarcodeDetector is missing."
+Used by static/js/lib/qr-worker.js only where BarcodeDetector is missing."
 
 echo "vendored into $VENDOR:"
 (cd "$VENDOR" && find . -type f | sort | sed 's/^/  /')

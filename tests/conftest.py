@@ -49,7 +49,7 @@ def postgres_reachable() -> str | None:
     try:
         with psycopg.connect(POSTGRES_URL.replace("postgresql+psycopg://", "postgresql://"), connect_timeout=3):
             return None
-    except Exception as exc:  # any failure means: not usable here
+    except Exception as exc:  # noqa: BLE001 - any failure means: not usable here
         return f"PostgreSQL not reachable at {POSTGRES_URL}: {exc}"
 
 

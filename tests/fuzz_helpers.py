@@ -24,7 +24,10 @@ SEA_B = "\n".join(row[::-1] for row in SEA_7.strip().splitlines()[::-1])
 
 @dataclass
 class Arena:
-    """A started game with round 1 airborne: 1A1 (fighter) meets 1B1 (bomber) upper, 1A2 (bomber) meets 1B2 (fighter) lower."""
+    """A started game with round 1 airborne.
+
+    1A1 (fighter) meets 1B1 (bomber) in the upper corridor, 1A2 (bomber) meets 1B2 (fighter) in the lower.
+    """
 
     app: Flask
     gid: str

@@ -114,7 +114,7 @@ def corridor_game(a_kinds: list[str], b_kinds: list[str]) -> Game:
     game = started_game()
     orders = []
     for team, kinds, pilots in (("A", a_kinds, ["Ann", "Ada", "Abe"]), ("B", b_kinds, ["Bob", "Bea", "Ben"])):
-        for position, (kind, pilot) in enumerate(zip(kinds, pilots), 1):
+        for position, (kind, pilot) in enumerate(zip(kinds, pilots, strict=False), 1):  # a team may fly fewer than 3
             order = {"team": team, "pilot": pilot, "kind": kind, "ship": "ABC"[position - 1], "corridor": "upper", "position": position}
             if kind == "bomber":
                 order["target"] = "A1"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from typing import Any
@@ -107,7 +108,7 @@ def test_turns_alternate_exactly_as_the_ruleset_says(ruleset_id: str, seed: int,
     game = random_game(ruleset_id, seed, hit_rate=hit_rate, check=check)
     assert shooters[0] == game.state.first
     if ruleset_id.startswith("zeeslag"):
-        assert all(a != b for a, b in zip(shooters, shooters[1:]))
+        assert all(a != b for a, b in itertools.pairwise(shooters))
 
 
 @given(seed=SEEDS, hit_rate=st.floats(0.0, 1.0), per_shot=st.booleans())

@@ -6,6 +6,7 @@ app_…), in the order of the text.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from pathlib import Path
@@ -22,7 +23,16 @@ from referee.rules.sea import Ship, check_fleet, random_sea, ships_from_text
 from referee.rules.shots import Volley
 from referee.rules_cli import rules_group, sea_group
 
-from .battleship_helpers import RULESET_IDS, SJO_SPREAD, ZEE_PACKED, Game, play_random, ruleset_path, ruleset_raw, started
+from .battleship_helpers import (
+    RULESET_IDS,
+    SJO_SPREAD,
+    ZEE_PACKED,
+    Game,
+    play_random,
+    ruleset_path,
+    ruleset_raw,
+    started,
+)
 
 
 def rs(ruleset_id: str) -> bs.BattleshipRuleset:
@@ -166,7 +176,7 @@ def test_zeeslag_when_the_last_square_of_a_ship_is_hit_its_owner_announces_it_su
 
 def test_zeeslag_win_the_first_to_sink_all_five_enemy_ships() -> None:
     game = started("zeeslag")
-    targets = [f"{row}{col}" for row, n in zip("ABCDE", (5, 4, 3, 3, 2)) for col in range(1, n + 1)]
+    targets = [f"{row}{col}" for row, n in zip("ABCDE", (5, 4, 3, 3, 2), strict=True) for col in range(1, n + 1)]
     misses = iter(f"{row}{col}" for row in "GHIJ" for col in range(1, 11))
     for i, square in enumerate(targets):
         game.fire("A", square)
@@ -491,7 +501,7 @@ def test_whole_game_zeeslag_classic() -> None:
         assert shooter is not None
         shooters.append(shooter)
         game.fire(shooter, next(a_targets) if shooter == "A" else next(b_targets))
-    assert shooters[:4] == ["B", "A", "B", "A"] and all(x != y for x, y in zip(shooters, shooters[1:]))
+    assert shooters[:4] == ["B", "A", "B", "A"] and all(x != y for x, y in itertools.pairwise(shooters))
     # A fires A1…E2 in board order and sinks the packed fleet on its 42nd shot (E2), B having fired 42 too.
     assert bs.outcome(game.state).winner == "A" and shooters.count("A") == 42  # type: ignore[union-attr]
     assert bs.view_for(game.state, "player:A")["boards"]["B"]["ships"]

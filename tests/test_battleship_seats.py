@@ -186,10 +186,9 @@ def test_a_game_nobody_plays_expires_and_its_page_says_so(app: Flask, duel: dict
     ok(act(ended, ended_gid, {"type": "forfeit", "player": "A"}))
     now = time.time()
     assert live.expire_idle_games(app, now=now + hours * 3600 - 60) == []
-    with app.app_context():
-        # `fresh` was touched just now (as seen from the future), the others long ago.
-        with db.engine.begin() as conn:
-            conn.execute(games_t.update().where(games_t.c.id == fresh).values(updated_at=now + hours * 3600))
+    # `fresh` was touched just now (as seen from the future), the others long ago.
+    with app.app_context(), db.engine.begin() as conn:
+        conn.execute(games_t.update().where(games_t.c.id == fresh).values(updated_at=now + hours * 3600))
     expired = live.expire_idle_games(app, now=now + hours * 3600 + 60)
     assert sorted(expired) == sorted([gid, over["game"]])
     with app.app_context():
@@ -252,7 +251,12 @@ def test_the_migration_marks_running_games_for_the_clock_and_spends_old_invites(
         command.upgrade(cfg, "0001")
         for gid, mode, status in (("air", "airraid", "playing"), ("sea", "battleship", "playing"), ("old", "airraid", "over")):
             conn.execute(text("INSERT INTO games (id, mode, created_at, seq, status) VALUES (:id, :mode, 1.0, 1, :status)"), {"id": gid, "mode": mode, "status": status})
-        conn.execute(text("INSERT INTO events (game_id, seq, kind, data, at, by, batch_seq) VALUES ('sea', 1, 'create_game', '{}', 5.0, 'player:A', 1)"))
+        conn.execute(
+            text(
+                "INSERT INTO events (game_id, seq, kind, data, at, by, batch_seq) "
+                "VALUES ('sea', 1, 'create_game', '{}', 5.0, 'player:A', 1)"
+            )
+        )
         conn.execute(insert(tokens_t).values(game_id="sea", role="team_join", subject="B", token_hash="h1", label="nonce:x", created_at=1.0))
         conn.execute(insert(tokens_t).values(game_id="air", role="team_join", subject="B", token_hash="h2", label="nonce:y", created_at=1.0))
     migrate(engine)
@@ -292,7 +296,7 @@ def test_the_store_expires_idle_games_in_short_batches_on_each_backend(bare_stor
     second = bare_store.expire_idle("battleship", before=5_000.0, limit=2)
     assert len(first) == 2 and sorted(first + second) == sorted(old)
     assert bare_store.expire_idle("battleship", before=5_000.0) == []
-    assert {g: bare_store.status_of(g) for g in old + [new]} == {**{g: "abandoned" for g in old}, new: "placing"}
+    assert {g: bare_store.status_of(g) for g in old + [new]} == {**dict.fromkeys(old, "abandoned"), new: "placing"}
     with pytest.raises(Exception) as refused:
         bare_store.execute(old[0], {"type": "forfeit", "player": "A"}, at=20_000.0, by="player:A")
     assert getattr(refused.value, "code", None) == "game_over"

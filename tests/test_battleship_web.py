@@ -168,7 +168,7 @@ def test_the_computer_places_and_answers_and_its_fleet_stays_hidden(app: Flask) 
     reply = ok(act(eva, gid, {"type": "fire", "player": "A", "squares": ["E10"]}))
     view = reply["view"]
     assert view["turn"] == "A" or view["phase"] == "over"
-    if not view["boards"]["B"]["shots"][0]["result"] in ("hit", "sunk"):
+    if view["boards"]["B"]["shots"][0]["result"] not in ("hit", "sunk"):
         assert view["volleys"]["B"], "the computer answered a miss with its own turn"
         assert len(view["boards"]["A"]["shots"]) >= 1
     # Its fleet is in the referee's view, and in none of Eva's answers.
@@ -226,13 +226,13 @@ def test_the_lobby_starts_each_mode_in_its_own_language(app: Flask) -> None:
     gid = response.headers["Location"].rsplit("/", 1)[1]
     view = ok(client.get(f"/api/games/{gid}/view", headers={"Accept-Language": "nl"}))
     assert view["ruleset"]["title"] == "Zeeslag (salvo)" or view["ruleset"]["id"] == "zeeslag-salvo"
-    assert [k["title"] for k in view["ruleset"]["fleet"]][0] == "vliegdekschip"
+    assert view["ruleset"]["fleet"][0]["title"] == "vliegdekschip"
     assert client.get(f"/b/{gid}", headers={"Accept-Language": "nb"}).status_code == 200
 
 
 NODE_CHECKS = r"""
 import assert from 'node:assert/strict';
-const B = await import(process.argv[1] + '/battleship.js');
+const B = await import(process.argv[1] + '/battleship/board.js');
 
 // Pass-and-play shows the side to place (the first player first), then the side to move.
 const players = (a, b) => ({ A: { placed: a }, B: { placed: b } });
@@ -262,7 +262,7 @@ const byKey = Object.fromEntries(told.map((c) => [`${c.col},${c.row}`, c.state])
 assert.deepEqual(byKey, { '0,0': 'miss', '1,0': 'miss', '0,1': 'hit' });
 assert.deepEqual(B.countKinds(['cruiser', 'cruiser'], [{ kind: 'battleship', size: 4, title: 'slagskip' }, { kind: 'cruiser', size: 3, title: 'krysser' }, { kind: 'cruiser', size: 3 }]).map((r) => r.n), [0, 2]);
 console.log('battleship js ok');
-"""
+"""  # noqa: E501 - JavaScript for node, one assertion a line
 
 
 def test_page_script_pure_functions() -> None:

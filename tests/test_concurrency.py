@@ -59,7 +59,7 @@ def store_writer(db: str, gid: str, writer: int, start: Any, out: Any) -> None:
         for attempt in range(2 if k % 10 == 0 else 1):
             try:
                 result = store.execute(gid, {"type": "add", "n": 1}, at=float(k), by=f"writer{writer}", client_id=f"w{writer}-{k}")
-            except Exception as exc:  # anything reaching the caller is a failure of the store
+            except Exception as exc:  # noqa: BLE001 - anything reaching the caller is a failure of the store
                 errors.append(f"{type(exc).__name__}: {exc}"[:200])
                 continue
             duplicates += result.duplicate
@@ -271,7 +271,6 @@ def test_the_log_refuses_a_second_event_with_the_same_client_id(db: str) -> None
     store = Store(engine, modes={"counter": CounterMode()})
     gid = store.create_game("counter", {}, at=0.0, by="referee").game_id
     store.execute(gid, {"type": "add", "n": 1}, at=1.0, by="referee", client_id="once")
-    with pytest.raises(IntegrityError):
-        with engine.begin() as conn:
-            conn.execute(insert(EventRow).values(game_id=gid, seq=3, kind="added", data='{"n":1}', at=2.0, by="x", batch_seq=3, client_id="once"))
+    with pytest.raises(IntegrityError), engine.begin() as conn:
+        conn.execute(insert(EventRow).values(game_id=gid, seq=3, kind="added", data='{"n":1}', at=2.0, by="x", batch_seq=3, client_id="once"))
     engine.dispose()

@@ -48,7 +48,8 @@ scalars = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(a
 junk = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
 # Long text of one character (a phone's stuck key, a pasted novel): 1 kB to 60 kB.
 huge = st.builds(lambda ch, n: ch * n, st.characters(), st.integers(1_000, 60_000))
-squares = st.sampled_from(["A1", "G7", "C4", "E2", "A0", "H1", "A8", "Z99", "AA1", "a1", "", "11", "A-1", "A1.5", "Ａ１", "A 1", "Ｃ4"]) | st.text(max_size=4)
+LOOKALIKES = ["Ａ１", "Ｃ4"]  # noqa: RUF001 - full-width look-alikes of A1 and C4, on purpose
+squares = st.sampled_from(["A1", "G7", "C4", "E2", "A0", "H1", "A8", "Z99", "AA1", "a1", "", "11", "A-1", "A1.5", "A 1", *LOOKALIKES]) | st.text(max_size=4)
 orders = st.sampled_from(["1A1", "1A2", "1B1", "1B2", "2A1", "1C1", "1a1", "", "1A1 "]) | st.text(max_size=5)
 teams = st.sampled_from(["A", "B", "a", "C", "", "AB"])
 throws = st.lists(
@@ -87,7 +88,7 @@ def action_of(kind: str) -> st.SearchStrategy[dict[str, Any]]:
 
 actions = st.one_of(
     *[action_of(kind) for kind in sorted(ACTIONS)],
-    st.fixed_dictionaries({"type": st.sampled_from(["create_game", "", "VOID", "__init__"]) | junk}, optional={f: junk for f in FIELDS}),
+    st.fixed_dictionaries({"type": st.sampled_from(["create_game", "", "VOID", "__init__"]) | junk}, optional=dict.fromkeys(FIELDS, junk)),
 )
 
 

@@ -240,8 +240,8 @@ def test_the_dashboard_shows_the_same_join_link_until_it_is_reissued(app: Flask,
     gid = game["id"]
     first = game["referee"].get(f"/g/{gid}/referee").get_data(as_text=True)
     again = game["referee"].get(f"/g/{gid}/referee").get_data(as_text=True)
-    links = re.findall(r"/g/%s/team\?t=[\w-]+" % gid, first)
-    assert links and links == re.findall(r"/g/%s/team\?t=[\w-]+" % gid, again)
+    links = re.findall(rf"/g/{gid}/team\?t=[\w-]+", first)
+    assert links and links == re.findall(rf"/g/{gid}/team\?t=[\w-]+", again)
     phone = app.test_client()
     assert phone.get(links[0]).status_code == 303
 

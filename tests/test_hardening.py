@@ -16,12 +16,10 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from referee.web import create_app
-from referee.web import live
+from referee.web import create_app, live, security
 from referee.web.auth import issue_server_referee_token, make_slip
 from referee.web.extensions import engine_of, socketio, store_of
 from referee.web.logs import REDACTED
-from referee.web import security
 
 from .test_games_web import create, referee_client
 

@@ -304,7 +304,7 @@ def test_forty_phones_and_four_sigkills_lose_nothing_and_double_nothing(tmp_path
         def run(fn: Any, args: tuple[Any, ...]) -> None:
             try:
                 fn(*args)
-            except BaseException as exc:  # reported below, with the phone's name
+            except BaseException as exc:  # noqa: BLE001 - reported below, with the phone's name
                 errors.append(exc)
 
         threads = [threading.Thread(target=run, args=(fn, args), daemon=True) for _phone, fn, args in phones]
@@ -335,8 +335,11 @@ def test_forty_phones_and_four_sigkills_lose_nothing_and_double_nothing(tmp_path
         errors_5xx = [e for phone, _fn, _args in phones for e in phone.server_errors]
         assert not [e for e in errors_5xx if e[0] != 503], f"the server failed, not just went away: {errors_5xx[:3]}"
         duplicates = sum(1 for a in ledger.acks.values() if a.get("duplicate"))
-        print(f"\nset-up {set_up:.1f} s; {len(ledger.acks) - setup_entries} entries by 40 phones in {elapsed:.1f} s, kills after entries {kills}; "
-              f"restarts took {restarts} s; {ledger.retried} entries sent again, {duplicates} answered as duplicates (committed before the kill, ack lost)")
+        print(
+            f"\nset-up {set_up:.1f} s; {len(ledger.acks) - setup_entries} entries by 40 phones in {elapsed:.1f} s, "
+            f"kills after entries {kills}; restarts took {restarts} s; {ledger.retried} entries sent again, "
+            f"{duplicates} answered as duplicates (committed before the kill, ack lost)"
+        )
 
         # The round clock: the deadline set at start_round survived every kill; time left counts from it.
         for game in games:

@@ -141,7 +141,7 @@ def test_a_slip_opens_its_order_with_the_next_dogfight(app: Flask) -> None:
     data = page_data(html)
     assert data["role"] == f"pilot:{slips['B1']['order']}" and data["slip"] and data["game"] == api.game
     assert data["view"]["next"]["status"] == "due" and data["seq"] == data["view"]["version"]
-    assert "js/pilot.js" in html and "socket.io.min.js" in html
+    assert "js/airraid/pilot.js" in html and "socket.io.min.js" in html
     assert '"pilot.won"' in html and '"pilot.confirm"' in html  # the script's strings come translated
     assert not scan_template(html), scan_template(html)  # CSP: no inline code, no style=""
     # The fighter's page names its opponent too.
@@ -210,7 +210,7 @@ def test_scan_template_offers_typing_the_code(app: Flask) -> None:
     with app.test_request_context("/scan", headers={"Accept-Language": "en"}):
         html = render_template("games/scan.html", code=None, error=None)
     assert 'id="scan-code"' in html and 'name="code"' in html and 'action="/scan"' in html
-    assert 'id="scan-video"' in html and "js/scan-page.js" in html
+    assert 'id="scan-video"' in html and "js/airraid/scan-page.js" in html
     assert "camera app" in html  # why the camera may be missing, and what to do instead
     assert not scan_template(html)
 
@@ -228,9 +228,9 @@ def test_scan_route(client: FlaskClient) -> None:
 NODE_CHECKS = r"""
 import assert from 'node:assert/strict';
 const js = process.argv[1];
-const { setStrings } = await import(js + '/i18n.js');
-const P = await import(js + '/pilot.js');
-const S = await import(js + '/scan-page.js');
+const { setStrings } = await import(js + '/lib/i18n.js');
+const P = await import(js + '/airraid/pilot.js');
+const S = await import(js + '/airraid/scan-page.js');
 setStrings(JSON.parse(process.argv[2]));
 
 const { dogfightStep: step } = P;
@@ -303,7 +303,7 @@ assert.equal(S.slipPath('http://evil.example/elsewhere'), null);
 assert.equal(S.slipPath('javascript:alert(1)'), null);
 assert.equal(S.slipPath(''), null);
 console.log('pilot js ok');
-"""
+"""  # noqa: E501 - JavaScript for node, one assertion a line
 
 
 def _script_strings(template: str) -> dict[str, Any]:
@@ -339,7 +339,7 @@ def test_page_scripts_pure_functions() -> None:
 
 
 def test_every_string_the_pilot_script_asks_for_is_in_the_template() -> None:
-    js = (ROOT / "static" / "js" / "pilot.js").read_text(encoding="utf-8")
+    js = (ROOT / "static" / "js" / "airraid" / "pilot.js").read_text(encoding="utf-8")
     template = (ROOT / "templates" / "games" / "pilot.html").read_text(encoding="utf-8")
     wanted = set(re.findall(r"""\bt\(\s*['"](pilot\.[a-z_0-9.]+)['"]""", js))
     # keys built from names: kinds, corridors, bombing results, throws and choices
@@ -349,7 +349,7 @@ def test_every_string_the_pilot_script_asks_for_is_in_the_template() -> None:
     wanted |= {f"pilot.chose_{c}_{w}" for c in ("pass", "again") for w in ("you", "them")}
     missing = sorted(k for k in wanted if f"'{k}'" not in template)
     assert not missing, f"pilot.html's i18n block lacks {missing}"
-    scan_js = (ROOT / "static" / "js" / "scan-page.js").read_text(encoding="utf-8")
+    scan_js = (ROOT / "static" / "js" / "airraid" / "scan-page.js").read_text(encoding="utf-8")
     scan_html = (ROOT / "templates" / "games" / "scan.html").read_text(encoding="utf-8")
     missing = sorted(k for k in set(re.findall(r"""\bt\(\s*['"](scan\.[a-z_]+)['"]""", scan_js)) if f"'{k}'" not in scan_html)
     assert not missing, f"scan.html's i18n block lacks {missing}"
@@ -405,12 +405,15 @@ def test_two_pilots_report_and_confirm_a_dogfight(live_server: tuple[str, str]) 
 
             # The bomber's pilot reports: won the first throw, the fighter fought on, lost the second.
             taps = 0
-            bomber.click("[data-pick=won]"); taps += 1
+            bomber.click("[data-pick=won]")
+            taps += 1
             sync_api.expect(bomber.locator("#pilot-action .pilot-ask")).to_have_text("A1 lost the throw. What did A1 choose?")
             bomber.screenshot(path=str(ARTIFACTS / "pilot-B1-390-choice.png"))
-            bomber.click("[data-pick=continue]"); taps += 1
+            bomber.click("[data-pick=continue]")
+            taps += 1
             sync_api.expect(bomber.locator("#pilot-action .pilot-ask")).to_have_text("Second throw — who won?")
-            bomber.click("[data-pick=lost]"); taps += 1
+            bomber.click("[data-pick=lost]")
+            taps += 1
             assert taps <= 3
             sync_api.expect(bomber.locator("#pilot-action")).to_contain_text("You reported: A1 won — you are shot down", timeout=10000)
             bomber.screenshot(path=str(ARTIFACTS / "pilot-B1-390-reported.png"))

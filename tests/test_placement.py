@@ -36,7 +36,7 @@ def assert_legal(
 ) -> None:
     """Fail unless every ship is on the sea, has its shape, and keeps clear of the others."""
     assert len(ships) == len(shapes)
-    for shape, ship in zip(shapes, ships):
+    for shape, ship in zip(shapes, ships, strict=True):
         assert all(grid.contains(s) for s in ship), ship
         assert shape.matches(ship, mirror), (shape.to_text(), sorted(ship))
     everything = list(ships) + list(fixed)

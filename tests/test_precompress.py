@@ -41,14 +41,14 @@ def test_the_first_request_does_not_wait_for_brotli_11(client: FlaskClient, monk
     compress = precompress.compress_bytes
     monkeypatch.setattr(precompress, "compress_bytes", slow)
     monkeypatch.setattr(precompress, "_cache", {})  # whatever earlier tests compressed
-    url = "/static/js/timer.js"
+    url = "/static/js/lib/timer.js"
     try:
         first = client.get(url, headers={"Accept-Encoding": "br"})
         assert started.wait(10)
         assert not finished.is_set()  # answered while Brotli 11 still runs
         assert first.status_code == 200
         assert first.headers["Content-Encoding"] == "br"  # Flask-Compress's quick level meanwhile
-        assert brotli.decompress(first.get_data()) == (ROOT / "static" / "js" / "timer.js").read_bytes()
+        assert brotli.decompress(first.get_data()) == (ROOT / "static" / "js" / "lib" / "timer.js").read_bytes()
     finally:
         release.set()
     precompress.wait_until_compressed()

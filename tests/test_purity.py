@@ -95,9 +95,13 @@ def check_source(source: str, filename: str = "<sample>") -> list[str]:
             continue
         kind = aliases.get(base, base if base in CLOCK_ATTRS else None)
         # datetime.datetime.now / datetime.date.today: the class under the module.
-        if isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name):
-            if aliases.get(node.value.value.id) == "datetime" and node.value.attr in ("datetime", "date"):
-                kind = node.value.attr
+        if (
+            isinstance(node.value, ast.Attribute)
+            and isinstance(node.value.value, ast.Name)
+            and aliases.get(node.value.value.id) == "datetime"
+            and node.value.attr in ("datetime", "date")
+        ):
+            kind = node.value.attr
         if kind is None or node.attr not in CLOCK_ATTRS.get(kind, frozenset()):
             continue
         if node.attr in CLOCK_ONLY_WITHOUT_ARGS:

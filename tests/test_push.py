@@ -16,7 +16,7 @@ from referee.web.extensions import socketio, store_of
 
 from .airraid_helpers import ships_json
 from .test_airraid_properties import play
-from .test_games_web import act, create, join, referee_client
+from .test_games_web import create, join, referee_client
 
 
 def screens(app: Flask) -> tuple[str, dict[str, Any]]:

@@ -150,7 +150,7 @@ def at_once(make: Callable[[], Store], setup: list[Entry], one: Entry, two: Entr
         try:
             barrier.wait(10)
             answers[i] = run(store, gid, entry, 2000.0)
-        except BaseException as exc:  # reported below: a thread's crash must fail the test
+        except BaseException as exc:  # noqa: BLE001 - reported below: a thread's crash must fail the test
             failures.append(exc)
 
     threads = [threading.Thread(target=go, args=(1, store_one, one)), threading.Thread(target=go, args=(2, store_two, two))]
@@ -387,7 +387,7 @@ def test_screens_end_on_the_newest_view_when_two_reports_race(app: Any, monkeypa
 
 NODE_VIEW_ORDER = r"""
 import assert from 'node:assert/strict';
-const { Connection } = await import(process.argv[1] + '/conn.js');
+const { Connection } = await import(process.argv[1] + '/lib/conn.js');
 const handlers = {};
 const socket = { connected: false, io: { on() {} }, on(name, fn) { handlers[name] = fn; }, emit() {}, connect() {}, disconnect() {}, removeAllListeners() {} };
 const mem = new Map();
@@ -404,7 +404,7 @@ assert.deepEqual(shown, [14, 14, 15]);
 assert.equal(conn.lastSeq, 15);
 conn.stop();
 console.log('order ok');
-"""
+"""  # noqa: E501 - JavaScript for node, one assertion a line
 
 
 def test_a_page_never_goes_back_to_an_older_pushed_view() -> None:

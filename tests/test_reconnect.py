@@ -61,7 +61,7 @@ class Wifi:
         while self.running:
             try:
                 client, _ = self.listener.accept()
-            except (socket.timeout, OSError):
+            except (TimeoutError, OSError):
                 continue
             if not self.up:
                 client.close()  # no Wi-Fi: the handshake fails at once
@@ -339,7 +339,7 @@ def test_a_team_page_offline_and_through_a_server_kill_queues_and_catches_up(ser
 
 OUTBOX_CHECKS = r"""
 import assert from 'node:assert/strict';
-const { Connection } = await import(process.argv[1] + '/conn.js');
+const { Connection } = await import(process.argv[1] + '/lib/conn.js');
 
 // A stand-in for the Socket.IO client: connected, and it answers each action from a script.
 function fakeIo(answers, sent) {
@@ -396,7 +396,7 @@ for (const error of ['busy', 'rate_limited']) {
   conn.stop();
 }
 console.log('outbox ok');
-"""
+"""  # noqa: E501 - JavaScript for node, one assertion a line
 
 
 def test_the_outbox_sends_again_when_the_server_says_not_now() -> None:

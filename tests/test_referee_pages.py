@@ -103,9 +103,9 @@ def test_new_game_form_renders_for_the_referee(referee: FlaskClient) -> None:
     assert re.search(r'name="team1_colour" value="#0072B2" checked', html)
     assert re.search(r'name="team2_colour" value="#E69F00" checked', html)
     sizes = json_block(html, "sea-sizes")
-    assert [7, 8, 9, 10] == [row[2] for row in sizes]
+    assert [row[2] for row in sizes] == [7, 8, 9, 10]
     assert sizes[0][:2] == [4, 5] and sizes[-1][:2] == [10, 10]
-    assert "js/new-game.js" in html
+    assert "js/airraid/new-game.js" in html
     assert not scan_template(html)
     assert all(isinstance(b, dict) and b for b in i18n_blocks(html))
 
@@ -170,7 +170,7 @@ def test_dashboard_renders_for_the_referee(referee: FlaskClient, game: dict[str,
     assert f"/api/games/{gid}/log.json" in html and f"/api/games/{gid}/log.csv" in html
     for piece in ('id="main-action"', 'id="timer"', 'id="corridors"', 'id="log"', 'id="devices"', 'id="reason-dialog"', "page-referee"):
         assert piece in html, piece
-    assert "vendor/socket.io/socket.io.min.js" in html and "js/referee.js" in html
+    assert "vendor/socket.io/socket.io.min.js" in html and "js/airraid/referee.js" in html
     strings = {k: v for block in i18n_blocks(html) for k, v in block.items()}
     assert strings["ref.start_round"] == "Start round {n}"
     assert strings["team.A"] == "Orli"
@@ -220,7 +220,7 @@ def test_projector_renders_the_public_view_for_anyone(app: Flask, referee: Flask
         assert "Adam" not in html and "C4" not in html
         assert 'class="projector page-watch"' in html
         assert 'class="timer-big"' in html and 'id="sound"' in html
-        assert "js/watch.js" in html
+        assert "js/airraid/watch.js" in html
         assert not scan_template(html)
 
 
@@ -243,7 +243,7 @@ def test_slips_print_page_for_the_referee(referee: FlaskClient, game: dict[str, 
     assert re.search(r'<div class="slip-target" aria-label="[^"]+ C4">', html)
     assert "Adam" in html and "Alena" in html and "Boris" in html
     assert html.count('class="slip-sheet') == 2       # each team on its own sheets
-    assert "data-print" in html and "js/print.js" in html
+    assert "data-print" in html and "js/airraid/slips.js" in html
     assert not scan_template(html)
 
 

@@ -116,7 +116,7 @@ def ctx(app: Flask) -> Ctx:
     gid = created["game"]
     team_a = join(app, created["links"]["join"]["A"])
     team_b = join(app, created["links"]["join"]["B"])
-    spare = join(app, created["links"]["join"]["A"])
+    join(app, created["links"]["join"]["A"])  # a third phone of A: the spare device
     revoked = join(app, created["links"]["join"]["A"])
     other = create(referee, {"A": ["Xia", "Xu", "Xo", "Xe"], "B": ["Yan", "Yo", "Ya", "Ye"]})
     stranger = join(app, other["links"]["join"]["A"])
@@ -227,7 +227,7 @@ def snapshot(ctx: Ctx) -> Any:
 
 # --- HTTP: the expectation table -------------------------------------------------------------
 
-EVERYONE = {r: 200 for r in ROLES}
+EVERYONE = dict.fromkeys(ROLES, 200)
 
 
 def only(allowed: dict[str, int], refused: int = 403) -> dict[str, int]:
@@ -240,7 +240,7 @@ ROUTES: dict[tuple[str, str], dict[str, int]] = {
     ("/", "GET"): EVERYONE,
     ("/api/health", "GET"): EVERYONE,
     ("/api/openapi.json", "GET"): EVERYONE,
-    ("/lang/<code>", "GET"): {r: 303 for r in ROLES},
+    ("/lang/<code>", "GET"): dict.fromkeys(ROLES, 303),
     ("/scan", "GET"): EVERYONE,
     ("/games/new", "GET"): only({"referee": 200}),
     ("/games/new", "POST"): only({"referee": 303}),
@@ -267,14 +267,14 @@ ROUTES: dict[tuple[str, str], dict[str, int]] = {
     # Battleship (ctx.bs_gid, placing). Anyone at the club may start a game; a player's page is its
     # two players' own (anyone else is sent on to the projector view).
     ("/battleship", "GET"): EVERYONE,
-    ("/battleship", "POST"): {r: 303 for r in ROLES},
+    ("/battleship", "POST"): dict.fromkeys(ROLES, 303),
     ("/battleship/scores", "GET"): EVERYONE,
     ("/b/<game_id>", "GET"): only({"team_a": 200, "team_b": 200}, 303),
     ("/b/<game_id>/watch", "GET"): EVERYONE,
     ("/b/<game_id>/rematch", "POST"): only({"team_a": 409, "team_b": 409}),
     # "New invite": player A only (it cuts player B's phone off, then A's page shows a fresh link).
     ("/b/<game_id>/invite", "POST"): only({"team_a": 303}),
-    ("/api/battleship/games", "POST"): {r: 201 for r in ROLES},
+    ("/api/battleship/games", "POST"): dict.fromkeys(ROLES, 201),
     ("/api/battleship/games/<game_id>/sea/check", "POST"): only({"referee": 200, "team_a": 200}),
     ("/api/battleship/games/<game_id>/sea/random", "POST"): only({"referee": 200, "team_a": 200}),
     ("/api/battleship/games/<game_id>/rematch", "POST"): only({"team_a": 409, "team_b": 409}),
@@ -286,13 +286,13 @@ NO_GAME_SQUARES = {("/api/games/<game_id>/sea/random", "POST"), ("/api/openapi.j
 
 # Socket events: "ok" = ack {ok: true}; else the ack's error code. `disconnect` has no ack.
 EVENTS: dict[str, dict[str, str]] = {
-    "time_ping": {r: "ok" for r in ROLES},
-    "resync": {**{r: "ok" for r in ROLES}, "tampered": "forbidden"},
+    "time_ping": dict.fromkeys(ROLES, "ok"),
+    "resync": {**dict.fromkeys(ROLES, "ok"), "tampered": "forbidden"},
     "action": {r: "ok" if r in ("referee", "pilot_a") else "forbidden|not_your_turn" for r in ROLES},
-    "disconnect": {r: "ok" for r in ROLES},
+    "disconnect": dict.fromkeys(ROLES, "ok"),
     # The catch-all of unknown event names, and the event junk packets become (realtime.TextPacket).
-    "*": {r: "malformed" for r in ROLES},
-    "malformed_packet": {r: "malformed" for r in ROLES},
+    "*": dict.fromkeys(ROLES, "malformed"),
+    "malformed_packet": dict.fromkeys(ROLES, "malformed"),
 }
 
 
@@ -554,7 +554,7 @@ def test_probing_unseen_orders_gets_one_answer_in_the_air(app: Flask, caller: st
     slip = probe.slip_a if caller == "pilot_a" else None
     got = {oid: answers(probe, client, fill(action, oid), slip) for oid in UNSEEN[caller] + MISSING}
     assert len(set(got.values())) == 1, f"{caller} {action['type']}: answers differ by order: {got}"
-    status, body, _ = next(iter(got.values()))
+    _status, body, _ = next(iter(got.values()))
     text = body.decode()
     for word in ("B1", "B2", "B3", "fighter", "bomber", "middle", "corridor", "Bea", "Ben"):
         assert word not in text, f"{caller} {action['type']}: the refusal names {word!r}: {text}"

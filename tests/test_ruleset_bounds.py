@@ -23,7 +23,8 @@ from referee.rules import placement
 from referee.rules.errors import RulesetError
 from referee.rules.grid import Grid, Shape
 from referee.rules.placement import UNDECIDED, UNPLACED, Budget, Undecided, fleet_fits, random_fleet
-from referee.rules.ruleset import BOUNDS as READER_BOUNDS, FILE_LIMITS, limits, load_ruleset, parse_toml, ruleset_from_dict, toml_nesting
+from referee.rules.ruleset import BOUNDS as READER_BOUNDS
+from referee.rules.ruleset import FILE_LIMITS, limits, load_ruleset, parse_toml, ruleset_from_dict, toml_nesting
 from referee.rules_cli import rules_group, sea_group
 
 from .airraid_helpers import PLAYERS, RULESET_PATH, ruleset_data
@@ -453,7 +454,7 @@ def test_huge_values_are_refused_in_a_short_line(old: str, new: str, line: str) 
 
 def test_a_file_that_is_not_utf8_is_refused_by_rules_check(tmp_path: Path) -> None:
     path = tmp_path / "latin1.toml"
-    path.write_bytes(AIRRAID_TEXT.encode("utf-8").replace("ý".encode("utf-8"), b"\xfd"))  # Latin-1
+    path.write_bytes(AIRRAID_TEXT.encode("utf-8").replace("ý".encode(), b"\xfd"))  # Latin-1
     result = CliRunner().invoke(rules_group, ["check", str(path)])
     assert result.exit_code == 1 and result.output.startswith(f"{path}: -: not valid TOML: not UTF-8 text")
 

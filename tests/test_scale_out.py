@@ -64,7 +64,7 @@ def start_all(servers: list[Server]) -> None:
     def start(server: Server) -> None:
         try:
             server.start(timeout=60)
-        except BaseException as exc:  # reported below, from the test's thread
+        except BaseException as exc:  # noqa: BLE001 - reported below, from the test's thread
             errors.append(exc)
 
     threads = [threading.Thread(target=start, args=(s,)) for s in servers]
@@ -471,7 +471,10 @@ def test_a_redis_restart_is_survived_and_screens_catch_up(
         for server in servers:
             assert server.proc is not None and server.proc.poll() is None
             assert "subscribed again" in "".join(server.output), server.tail()
-        print(f"\nRedis down 10 s: the missed view reached the other process's screen {caught_up:.1f} s after Redis was back")
+        print(
+            f"\nRedis down 10 s: the missed view reached the other process's screen "
+            f"{caught_up:.1f} s after Redis was back"
+        )
     finally:
         for s in screens:
             s.close()

@@ -228,6 +228,79 @@ def test_relative_imports_resolve(path: Path) -> None:
     assert not missing, f"{path.relative_to(STATIC)} imports missing files: {missing}"
 
 
+# ------------------------------------------------------------ module layout
+
+JS = STATIC / "js"
+FOLDERS = {"lib", "airraid", "battleship"}  # shared libraries, then one folder per game mode
+PAGE_SCRIPT_RE = re.compile(r"""m\.(?:module|after_first_paint)\(\s*['"]js/([^'"]+)['"]""")
+
+
+def imports_of(path: Path) -> set[Path]:
+    """The files a module imports (statically or with import()), resolved."""
+    text = path.read_text(encoding="utf-8")
+    return {(path.parent / (a or b)).resolve() for a, b in IMPORT_RE.findall(text)}
+
+
+def module_graph(entry: Path) -> set[Path]:
+    """Every module `entry` loads, itself included."""
+    seen: set[Path] = set()
+    todo = [entry.resolve()]
+    while todo:
+        path = todo.pop()
+        if path not in seen:
+            seen.add(path)
+            todo.extend(imports_of(path))
+    return seen
+
+
+def page_scripts() -> dict[Path, Path]:
+    """The page scripts the templates load: {script: template}."""
+    found: dict[Path, Path] = {}
+    for template in templates():
+        for ref in PAGE_SCRIPT_RE.findall(template.read_text(encoding="utf-8")):
+            found[(JS / ref).resolve()] = template
+    return found
+
+
+def test_scripts_live_in_lib_or_a_mode_folder() -> None:
+    loose = [str(p.relative_to(JS)) for p in JS.rglob("*.js") if p.relative_to(JS).parts[0] not in FOLDERS]
+    assert not loose, f"static/js/ holds lib/ and one folder per mode only: {loose}"
+
+
+def test_libraries_import_only_libraries() -> None:
+    lib = (JS / "lib").resolve()
+    wrong = {
+        str(p.relative_to(JS)): sorted(str(i.relative_to(JS.resolve())) for i in imports_of(p) if lib not in i.parents)
+        for p in sorted((JS / "lib").rglob("*.js"))
+    }
+    assert not {k: v for k, v in wrong.items() if v}, "a library must not depend on a page or a mode"
+
+
+def test_no_module_imports_a_page_script() -> None:
+    pages = page_scripts()
+    assert len(pages) >= 9, pages  # every page of both modes
+    importers = {
+        str(p.relative_to(JS)): sorted(str(i.relative_to(JS.resolve())) for i in imports_of(p) if i in pages)
+        for p in sorted(JS.rglob("*.js"))
+    }
+    assert not {k: v for k, v in importers.items() if v}, "shared helpers belong in a library module, not in a page script"
+
+
+def test_pages_of_a_mode_use_only_its_folder_and_the_libraries() -> None:
+    for script in page_scripts():
+        mode = script.relative_to(JS.resolve()).parts[0]
+        assert mode in FOLDERS - {"lib"}, script
+        foreign = [p for p in module_graph(script) if p.relative_to(JS.resolve()).parts[0] not in {mode, "lib"}]
+        assert not foreign, f"{script.name} loads another mode's modules: {foreign}"
+
+
+def test_one_element_builder() -> None:
+    # lib/dom.js el() is the one way to build nodes from data; a second copy drifts (the old referee h()).
+    builder = re.compile(r"^\s*(?:export\s+)?(?:function\s+(?:h|el)\s*\(|const\s+(?:h|el)\s*=\s*\()", re.M)
+    copies = [str(p.relative_to(JS)) for p in sorted(JS.rglob("*.js")) if builder.search(p.read_text(encoding="utf-8"))]
+    assert copies == ["lib/dom.js"], copies
+
+
 # ------------------------------------------------------------- i18n strings
 
 
@@ -240,18 +313,18 @@ def _i18n_keys_in_base() -> set[str]:
 def test_script_string_keys_are_in_base_i18n_block() -> None:
     known = _i18n_keys_in_base()
     assert known, "no keys found in base.html's i18n block"
-    shared = ["conn.js", "timer.js", "sea.js"]
+    shared = ["lib/conn.js", "lib/timer.js", "lib/sea.js"]
     wanted: set[str] = set()
     for name in shared:
         text = (STATIC / "js" / name).read_text(encoding="utf-8")
         wanted |= set(re.findall(r"""\btn?\(\s*['"]([a-z_]+\.[a-z_]+)['"]""", text))
     # sea.js builds keys from the state and flag names.
-    sea = (STATIC / "js" / "sea.js").read_text(encoding="utf-8")
+    sea = (STATIC / "js" / "lib" / "sea.js").read_text(encoding="utf-8")
     for list_name in ("STATES", "FLAGS"):
         match = re.search(list_name + r"\s*=\s*\[([^\]]*)\]", sea)
         assert match, list_name
         wanted |= {f"sea.{s}" for s in re.findall(r"'(\w+)'", match.group(1))}
-    timer = (STATIC / "js" / "timer.js").read_text(encoding="utf-8")
+    timer = (STATIC / "js" / "lib" / "timer.js").read_text(encoding="utf-8")
     wanted |= set(re.findall(r"'(timer\.[a-z_]+)'", timer))
     assert wanted - known == set(), f"keys used by scripts but missing from base.html: {sorted(wanted - known)}"
 
@@ -290,10 +363,10 @@ def test_base_renders_with_flask_babel() -> None:
 NODE_CHECKS = r"""
 import assert from 'node:assert/strict';
 const js = process.argv[1];
-const { formatMs, cuesBetween } = await import(js + '/timer.js');
-const { bestOffset, backoffMs, newClientId, Outbox } = await import(js + '/conn.js');
-const { squareName, parseSquare, shipEdges, normaliseCell, colName } = await import(js + '/sea.js');
-const { format, setStrings, t, tn } = await import(js + '/i18n.js');
+const { formatMs, cuesBetween } = await import(js + '/lib/timer.js');
+const { bestOffset, backoffMs, newClientId, Outbox } = await import(js + '/lib/conn.js');
+const { squareName, parseSquare, shipEdges, normaliseCell, colName } = await import(js + '/lib/sea.js');
+const { format, setStrings, t, tn } = await import(js + '/lib/i18n.js');
 
 assert.equal(formatMs(300000), '5:00');
 assert.equal(formatMs(299001), '5:00');
@@ -350,7 +423,7 @@ assert.equal(tn('x.q', 1), '1 entry');
 assert.equal(tn('x.q', 5), '5 entries');
 assert.equal(t('missing.key'), 'missing.key');
 console.log('js ok');
-"""
+"""  # noqa: E501 - JavaScript for node, one assertion a line
 
 
 def test_js_modules_pure_functions() -> None:
@@ -371,10 +444,21 @@ def test_js_modules_pure_functions() -> None:
     assert "js ok" in result.stdout
 
 
+def check_module_syntax(node: str, source: str) -> subprocess.CompletedProcess[str]:
+    """Node's syntax check of `source` as an ES module.
+
+    Not `node --check file.js`: with no package.json saying "module", Node 20 reads a .js file as
+    CommonJS and, when it then finds import syntax, passes the file without checking it at all.
+    """
+    return subprocess.run([node, "--input-type=module", "--check"], input=source, capture_output=True, text=True, timeout=60)
+
+
 def test_js_modules_parse() -> None:
     node = shutil.which("node")
     if node is None:
         pytest.skip("Node.js not installed: JS syntax check skipped")
+    broken = "import { a } from './a.js';\nconst o = { a, b.c };\n"
+    assert check_module_syntax(node, broken).returncode != 0, "the syntax check must catch a broken module"
     for path in sorted((STATIC / "js").rglob("*.js")):
-        result = subprocess.run([node, "--check", str(path)], capture_output=True, text=True, timeout=60)
+        result = check_module_syntax(node, path.read_text(encoding="utf-8"))
         assert result.returncode == 0, f"{path}: {result.stderr}"

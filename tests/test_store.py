@@ -330,7 +330,7 @@ def test_concurrent_writers_lose_nothing(engine_factory: Any, mode: CounterMode)
             start.wait()
             for j in range(per_thread):
                 store.execute(gid, {"type": "add", "n": 1}, at=float(j), by=f"t{i}", client_id=f"{i}-{j}")
-        except BaseException as exc:  # collected and asserted below
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
             errors.append(exc)
 
     workers = [threading.Thread(target=work, args=(i,)) for i in range(threads_n)]

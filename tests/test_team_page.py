@@ -1,4 +1,5 @@
-"""The team base page (/g/<gid>/team): templates/games/team.html, static/js/team.js, static/js/sea-editor.js.
+"""The team base page (/g/<gid>/team): templates/games/team.html, static/js/airraid/team.js and
+team/*.js, lib/sea-editor.js.
 
 - test client: a joined phone gets its team's page (the tab that fits the moment, the view in
   page-data, every string the scripts ask for, CSP-clean); a stranger, the referee and a phone
@@ -110,7 +111,7 @@ def test_a_joined_phone_gets_its_team_page(game: dict[str, Any]) -> None:
     assert data["game"] == gid and data["role"] == "team:A" and data["seq"] == data["view"]["version"]
     assert data["view"]["team"] == "A" and data["view"]["sea"]["fleet"]  # the fleet to place
     assert data["api"] == f"/api/games/{gid}"
-    assert "Eagles" in html and "js/team.js" in html and "socket.io.min.js" in html
+    assert "Eagles" in html and "js/airraid/team.js" in html and "socket.io.min.js" in html
     assert shown_panel(html) == "sea"  # setup: the phone opens on the sea editor
     assert 'id="sea-editor"' in html and 'id="lock-sea"' in html
     assert not scan_template(html), scan_template(html)  # CSP: no inline code, no style=""
@@ -158,7 +159,8 @@ def test_the_page_opens_on_the_tab_of_the_moment(game: dict[str, Any]) -> None:
 
 
 def _keys_used(js: str, prefixes: tuple[str, ...]) -> set[str]:
-    found = set(re.findall(r"""\bt[n]?\(\s*['"]((?:%s)\.[a-z_0-9.]+)['"]""" % "|".join(prefixes), js))
+    alternatives = "|".join(prefixes)
+    found = set(re.findall(rf"""\bt[n]?\(\s*['"]((?:{alternatives})\.[a-z_0-9.]+)['"]""", js))
     # t(cond ? 'a' : 'b') and word('team.x', …) name their keys as plain strings too
     found |= {k for k in re.findall(r"""['"]((?:team|editor)\.[a-z_0-9.]+)['"]""", js) if not k.endswith(".")}
     return found
@@ -167,8 +169,9 @@ def _keys_used(js: str, prefixes: tuple[str, ...]) -> set[str]:
 def test_every_string_the_scripts_ask_for_is_in_the_page(game: dict[str, Any]) -> None:
     html = game["A"].get(f"/g/{game['id']}/team").get_data(as_text=True)
     strings = script_strings(html)
-    team_js = (JS / "team.js").read_text(encoding="utf-8")
-    editor_js = (JS / "sea-editor.js").read_text(encoding="utf-8")
+    scripts = [JS / "airraid" / "team.js", *sorted((JS / "airraid" / "team").glob("*.js"))]  # the page and its tabs
+    team_js = "\n".join(p.read_text(encoding="utf-8") for p in scripts)
+    editor_js = (JS / "lib" / "sea-editor.js").read_text(encoding="utf-8")
     wanted = _keys_used(team_js, ("team", "editor")) | _keys_used(editor_js, ("editor",))
     # keys built from names: corridors, plane kinds, verdicts, form steps, bombing answers and results
     wanted |= {f"team.corridor.{c}" for c in ("upper", "middle", "lower")} | {f"team.plane.{k}" for k in ("fighter", "bomber")}
@@ -193,10 +196,10 @@ def test_every_string_the_scripts_ask_for_is_in_the_page(game: dict[str, Any]) -
 NODE_CHECKS = r"""
 import assert from 'node:assert/strict';
 const js = process.argv[1];
-const { setStrings } = await import(js + '/i18n.js');
+const { setStrings } = await import(js + '/lib/i18n.js');
 setStrings(JSON.parse(process.argv[2]));
-const T = await import(js + '/team.js');
-const E = await import(js + '/sea-editor.js');
+const T = await import(js + '/airraid/team/helpers.js');
+const E = await import(js + '/lib/sea-editor.js');
 
 // the view's clock is in seconds; the countdown wants ms
 assert.deepEqual(T.timerState({ round: 2, phase: 'airborne', running: true, deadline: 1700000000.25, left: 30 }), { deadline: 1700000000250 });
@@ -276,7 +279,7 @@ assert.deepEqual(E.readSquare('B6', 'rows'), { col: 5, row: 1 });
 assert.deepEqual(E.fromSquares(['B6', 'B7'], 'rows'), { col: 5, row: 1, cells: [[0, 0], [1, 0]] });
 assert.deepEqual(E.fleetLabels(['cruiser', 'two', 'two'], { cruiser: { name: 'cruiser' }, two: { name: 'ship-two' } }), ['cruiser', 'ship-two 1', 'ship-two 2']);
 console.log('team js ok');
-"""
+"""  # noqa: E501 - JavaScript for node, one assertion a line
 
 
 def test_page_scripts_pure_functions(game: dict[str, Any]) -> None:

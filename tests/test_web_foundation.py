@@ -394,9 +394,8 @@ def test_guards(app: Flask, game_id: str) -> None:
         assert require_team(game_id) == "B"
         with pytest.raises(Forbidden):
             require_referee(game_id)
-    with app.test_request_context("/"):
-        with pytest.raises(Forbidden):
-            require_referee()
+    with app.test_request_context("/"), pytest.raises(Forbidden):
+        require_referee()
 
 
 def test_pilot_slips_are_signed(app: Flask) -> None:

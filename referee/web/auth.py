@@ -34,9 +34,8 @@ from urllib.parse import urlencode
 
 from flask import Flask, abort, current_app, g, redirect, request, session
 from flask_babel import gettext as _  # type: ignore[import-untyped]
-
-from werkzeug.wrappers import Response
 from sqlalchemy import Connection, Engine, Table, and_, insert, select, update
+from werkzeug.wrappers import Response
 
 from referee.models import Device, Game, Token
 from referee.store import new_id, reading, retry_busy

@@ -18,12 +18,11 @@ import logging
 import random
 import secrets
 import time
-from typing import Any
+from typing import Any, cast
 
 from flask import Blueprint, abort, current_app, jsonify, make_response, redirect, render_template, request, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Table, select
-from typing import cast
 from werkzeug.exceptions import TooManyRequests
 from werkzeug.wrappers import Response
 

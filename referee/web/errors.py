@@ -9,7 +9,6 @@ from werkzeug.exceptions import HTTPException, InternalServerError, ServiceUnava
 from referee.rules.errors import MalformedAction, NotYourTurn, RulesError
 from referee.store import GameNotFound, StoreBusy
 
-
 RETRY_AFTER_DEFAULT = 60
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Flask, current_app
 from flask_babel import Babel  # type: ignore[import-untyped]
-from flask_compress import Compress  # type: ignore[import-untyped]
+from flask_compress import Compress
 from flask_socketio import SocketIO  # type: ignore[import-untyped]
 from sqlalchemy import Engine
 
@@ -90,7 +90,7 @@ def _message_guard(dispatch: Callable[..., Any]) -> Callable[..., Any]:
     def guarded(eio_sid: str, data: Any) -> Any:
         try:
             return dispatch(eio_sid, data)
-        except Exception as exc:  # client junk that python-socketio refuses by raising
+        except Exception as exc:  # noqa: BLE001 - client junk that python-socketio refuses by raising
             log.warning("refused a Socket.IO packet: %s: %s", type(exc).__name__, str(exc)[:200])
             return None
 

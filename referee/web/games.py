@@ -11,14 +11,13 @@ import json
 import random
 import secrets
 import time
-from typing import Any
+from typing import Any, cast
 
 import qrcode  # type: ignore[import-untyped]
 import qrcode.image.svg  # type: ignore[import-untyped]
 from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Table, select
-from typing import cast
 
 from referee import store as store_module
 from referee.models import Device, EventRow, Token
@@ -27,9 +26,10 @@ from referee.rules import airraid
 from referee.rules.errors import MalformedAction, RulesError, RulesetError
 from referee.rules.events import Role as RulesRole
 from referee.rules.placement import Impossible
-from referee.rules.ruleset import parse_toml, read_toml, ruleset_from_dict
+from referee.rules.ruleset import airraid_ruleset_from_dict, parse_toml, read_toml, ruleset_from_dict
 from referee.rules.sea import Ship, check_fleet, random_sea
 from referee.store import GameNotFound, reading
+from referee.web import modes
 from referee.web.auth import (
     Role,
     TokenKind,
@@ -45,9 +45,8 @@ from referee.web.auth import (
 )
 from referee.web.extensions import db
 from referee.web.i18n import current_lang, say, say_all
-from referee.web import modes
 
-store_module.MODES.setdefault(airraid.MODE, airraid)  # type: ignore[arg-type]
+store_module.MODES.setdefault(airraid.MODE, airraid)
 
 bp = Blueprint("games", __name__)
 devices_t = cast(Table, Device.__table__)
@@ -102,7 +101,7 @@ def view_of(state: airraid.State, role: str, game_id: str) -> dict[str, Any]:
     """Return a role's view, with the referee's log rows naming the device that sent each event."""
     if not isinstance(state, airraid.State):
         return modes.of(state).view_of(state, role, game_id)
-    view = say_all(airraid.view_for(state, RulesRole.from_str(role), now=time.time()))
+    view: dict[str, Any] = say_all(airraid.view_for(state, RulesRole.from_str(role), now=time.time()))
     if role == "referee":
         log = view.get("log", [])
         names = device_names(game_id, [row["seq"] for row in log])
@@ -154,13 +153,32 @@ def run_action(game_id: str, role: str, action: Any, *, client_id: Any = None, v
         state = follow(game_id, state)  # e.g. the computer's turn, which the ack's view shows too
     # The sender's own screen usually got this very view in the push: made once, not twice.
     view = pushed.get((role, current_lang())) if state is result.state else None
-    return {
+    answer: dict[str, Any] = {
         "ok": True,
         "duplicate": result.duplicate,
         "seq": result.version,
         "events": [e.to_dict() for e in result.events],
         "view": view if view is not None else view_of(state, role, game_id),
     }
+    order = answered_order(result.events)
+    if order is not None:
+        answer["order"] = order
+    return answer
+
+
+# The order an action made or matched, for a script to use next without diffing views: a new
+# order's id (the caller's own), the bomber an announcement by square matched (waiting at the
+# caller's base, so in its view). Both are the event's own bound data, already in `events`.
+ORDER_FIELD = {"add_order": "id", "announce_bombing": "order"}
+
+
+def answered_order(events: list[Any]) -> str | None:
+    """Return the order id the first of an action's events made or matched, if it is of such a kind."""
+    if not events:
+        return None
+    field = ORDER_FIELD.get(events[0].kind)
+    value = events[0].data.get(field) if field else None
+    return value if isinstance(value, str) else None
 
 
 def json_body() -> dict[str, Any]:
@@ -224,7 +242,11 @@ def join_url(game_id: str, team: str, *, reissue: bool = True) -> str:
 
 def join_token(game_id: str, team: str, nonce: str) -> str:
     """Derive a join token from the secret key and a nonce (192 bits, URL-safe)."""
-    digest = hmac.new(current_app.secret_key.encode() if isinstance(current_app.secret_key, str) else current_app.secret_key, f"join:{game_id}:{team}:{nonce}".encode(), hashlib.sha256).digest()
+    key = current_app.secret_key
+    if key is None:  # create_app always sets one; never sign with an empty key
+        raise RuntimeError("the app has no secret key")
+    secret = key.encode() if isinstance(key, str) else key
+    digest = hmac.new(secret, f"join:{game_id}:{team}:{nonce}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest[:24]).decode().rstrip("=")
 
 
@@ -251,7 +273,7 @@ def qr_svg(data: str, box_size: int = 10) -> str:
 
 def sea_sizes() -> list[dict[str, Any]]:
     """Return the default ruleset's sea-size table for the new-game form."""
-    rs = ruleset_from_dict(default_ruleset_data())
+    rs = airraid_ruleset_from_dict(default_ruleset_data())
     return [{"min": r.min_players, "max": r.max_players, "size": r.size, "ships": len(r.fleet)} for r in rs.sea_sizes]
 
 
@@ -390,13 +412,15 @@ def slips_of(state: airraid.State, game_id: str, role: str, round_arg: str | Non
         grid = state.grid(airraid.other(order.team))
         team = state.teams[order.team]
         ship = team.ship(order.ship)
+        code = make_slip(game_id, order.id)
         rows.append(
             {
                 "order": order.id, "pilot": order.pilot, "team": order.team, "team_name": team.name, "kind": order.kind,
                 "ship": order.ship, "ship_kind": ship.kind if ship else "", "corridor": order.corridor,
                 "position": order.position, "label": order.label(), "round": order.round,
                 "target": grid.square_name(order.target) if order.target else None,
-                "url": url_for("games.pilot_page", slip=make_slip(game_id, order.id), _external=True),
+                "code": code,
+                "url": url_for("games.pilot_page", slip=code, _external=True),
             }
         )
     return rows
@@ -432,7 +456,7 @@ def api_events(game_id: str) -> Any:
     try:
         since = int(request.args.get("since", "0"))
     except ValueError:
-        raise MalformedAction("since must be a whole number")
+        raise MalformedAction("since must be a whole number") from None
     if not 0 <= since <= 2**62:  # the database's integers end at 2**63 (found by the API fuzz: a 500)
         raise MalformedAction("since must be a whole number from 0")
     return jsonify({"events": [e.to_dict() for e in db.store.events_since(game_id, since)]})
@@ -556,7 +580,19 @@ def api_log_json(game_id: str) -> Any:
     """Download the whole event log as JSON (referee; anyone once the game is over)."""
     state = load_state(game_id)
     require_log_access(game_id, state)
-    body = json.dumps({"game": game_id, "events": [e.to_dict() for e in state.log], "voided": state.voided, "outcome": airraid.view_for(state, RulesRole("referee"), time.time())["outcome"]}, ensure_ascii=False, indent=1)
+    # The events stay exactly as stored (the file replays as it is); what a void did to them is
+    # beside them, by seq: undone (voided) or no longer applying (skipped), each with its reason.
+    body = json.dumps(
+        {
+            "game": game_id,
+            "events": [e.to_dict() for e in state.log],
+            "voided": state.voided,
+            "skipped": say_all(dict(state.skipped)),
+            "outcome": airraid.view_for(state, RulesRole("referee"), time.time())["outcome"],
+        },
+        ensure_ascii=False,
+        indent=1,
+    )
     return Response(body, mimetype="application/json", headers={"Content-Disposition": f'attachment; filename="referee-{game_id}.json"'})
 
 

@@ -26,6 +26,6 @@ def health() -> tuple[Response, int]:
     try:
         with reading(db.engine) as conn:
             conn.execute(text("SELECT 1"))
-    except Exception:
+    except Exception:  # noqa: BLE001 - any database failure is a 503, not a traceback
         return jsonify({"ok": False, "version": __version__}), 503
     return jsonify({"ok": True, "version": __version__}), 200

@@ -14,15 +14,16 @@ import time
 from typing import Any, cast
 
 from flask import Flask, current_app, request
-from flask_babel import force_locale, gettext as _  # type: ignore[import-untyped]
+from flask_babel import force_locale  # type: ignore[import-untyped]
+from flask_babel import gettext as _
 from flask_socketio import join_room, leave_room  # type: ignore[import-untyped]
 from werkzeug.exceptions import HTTPException
 
 from referee.rules import airraid, battleship
 from referee.rules.errors import RulesError
 from referee.store import GameNotFound, StoreError
-from referee.web.extensions import MALFORMED_EVENT, db, socketio
 from referee.web.auth import current_device_id
+from referee.web.extensions import MALFORMED_EVENT, db, socketio
 from referee.web.i18n import current_lang
 
 log = logging.getLogger(__name__)
@@ -192,7 +193,7 @@ def on_resync(data: Any = None) -> dict[str, Any]:
             leave_room(room_of(*old))
         join_room(room_of(game_id, role, lang))
         return {"ok": True, "seq": state.version, "view": view_of(state, role, game_id)}
-    except Exception as exc:  # every refusal is an answer, never a dropped socket
+    except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
         return _refusal(exc)
 
 
@@ -210,7 +211,7 @@ def on_action(data: Any = None) -> dict[str, Any]:
         if role == "public":
             return {"ok": False, "error": "forbidden", "message": "Watchers cannot act. Join a team or open your slip."}
         return run_action(game_id, role, data.get("action"), client_id=data.get("client_id"), version=data.get("version"))
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
         return _refusal(exc)
 
 

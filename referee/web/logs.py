@@ -42,7 +42,7 @@ def redact_record(record: logging.LogRecord) -> None:
     """Rewrite a record's message, traceback and stack without secrets (in place)."""
     try:
         message = record.getMessage()
-    except Exception:  # a broken format string: logging reports it when a handler formats the record
+    except Exception:  # noqa: BLE001 - a broken format string: logging reports it when a handler formats the record
         return
     cleaned = redact(message)
     if cleaned != message:

@@ -14,70 +14,448 @@ bp = Blueprint("openapi", __name__)
 
 SQUARE = {"type": "string", "pattern": "^[A-Za-z][0-9]{1,2}$", "example": "C4"}
 TEAM = {"type": "string", "enum": ["A", "B"]}
-ORDER = {"type": "string", "maxLength": 20, "example": "1A2"}
-THROW = {
-    "oneOf": [
-        {"type": "object", "properties": {"winner": {"type": "string", "enum": ["A", "B", "bomber", "ship", "tie"]}}, "required": ["winner"], "additionalProperties": False},
-        {"type": "object", "properties": {"hands": {"type": "array", "items": {"type": "string", "enum": ["rock", "paper", "scissors"]}, "minItems": 2, "maxItems": 2}}, "required": ["hands"], "additionalProperties": False},
-    ]
+ORDER = {"type": "string", "maxLength": 20, "examples": ["1A2"]}
+# A dogfight's two orders may be named in either order; the examples name one of each team.
+ORDER_A = {**ORDER, "description": "One of the two orders (either team's)", "examples": ["1A2"]}
+ORDER_B = {**ORDER, "description": "The other order (of the other team)", "examples": ["1B1"]}
+HANDS = {
+    "type": "array",
+    "items": {"type": "string", "enum": ["rock", "paper", "scissors"]},
+    "minItems": 2,
+    "maxItems": 2,
 }
+
+
+def _throws(sides: tuple[str, str], hands_first: str) -> dict[str, Any]:
+    """The throws of one kind of duel: a winner among its own two sides (or a tie), or both hands."""
+    winner = {
+        "type": "object",
+        "properties": {"winner": {"type": "string", "enum": [*sides, "tie"]}},
+        "required": ["winner"],
+        "additionalProperties": False,
+    }
+    hands = {
+        "type": "object",
+        "properties": {"hands": {**HANDS, "description": f"The two hands thrown: {hands_first}."}},
+        "required": ["hands"],
+        "additionalProperties": False,
+    }
+    about = (
+        f"Every throw in order, ties included: its winner ({sides[0]}, {sides[1]} or tie), "
+        f"or the hands ({hands_first})."
+    )
+    return {"type": "array", "items": {"oneOf": [winner, hands]}, "maxItems": 50, "description": about}
+
+
+# The rules read a dogfight's hands as team A's first, whichever order `a` and `b` name: stored
+# logs depend on that meaning, so it is documented rather than changed.
+DOGFIGHT_THROWS = _throws(("A", "B"), "team A's hand first, then team B's, whatever the order of a and b")
+BOMBING_THROWS = _throws(("bomber", "ship"), "the bomber's hand first, then the ship's")
 PLAYER = {"type": "string", "enum": ["A", "B"]}
-SHIP = {"type": "object", "properties": {"id": {"type": "string"}, "kind": {"type": "string"}, "squares": {"type": "array", "items": SQUARE}}, "required": ["kind", "squares"]}
+SHIP = {
+    "type": "object",
+    "properties": {"id": {"type": "string"}, "kind": {"type": "string"}, "squares": {"type": "array", "items": SQUARE}},
+    "required": ["kind", "squares"],
+}
 
 
-def _action(kind: str, props: dict[str, Any], required: list[str], about: str) -> dict[str, Any]:
-    return {
+def _action(
+    kind: str, props: dict[str, Any], required: list[str], about: str, examples: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    schema: dict[str, Any] = {
         "type": "object",
         "description": about,
         "properties": {"type": {"type": "string", "const": kind}, **props},
         "required": ["type", *required],
         "additionalProperties": False,
     }
+    if examples:
+        schema["examples"] = examples
+    return schema
 
 
 ACTIONS: dict[str, dict[str, Any]] = {
-    "lock_sea": _action("lock_sea", {"team": TEAM, "ships": {"type": "array", "items": SHIP}}, ["team", "ships"], "Lock a team's sea (its whole fleet)."),
+    "lock_sea": _action(
+        "lock_sea",
+        {"team": TEAM, "ships": {"type": "array", "items": SHIP}},
+        ["team", "ships"],
+        "Lock a team's sea (its whole fleet).",
+    ),
     "unlock_sea": _action("unlock_sea", {"team": TEAM}, ["team"], "Unlock a team's sea before the game starts."),
-    "set_players": _action("set_players", {"team": TEAM, "players": {"type": "array", "items": {"type": "string"}}}, ["team", "players"], "Set a team's roster."),
+    "set_players": _action(
+        "set_players",
+        {"team": TEAM, "players": {"type": "array", "items": {"type": "string"}}},
+        ["team", "players"],
+        "Set a team's roster.",
+    ),
     "start_game": _action("start_game", {}, [], "Start the game (referee; both seas locked)."),
-    "set_defender": _action("set_defender", {"team": TEAM, "pilot": {"type": "string"}}, ["team", "pilot"], "Pick this round's defender."),
+    "set_defender": _action(
+        "set_defender", {"team": TEAM, "pilot": {"type": "string"}}, ["team", "pilot"], "Pick this round's defender."
+    ),
     "add_order": _action(
         "add_order",
-        {"team": TEAM, "pilot": {"type": "string"}, "kind": {"type": "string", "enum": ["fighter", "bomber"]}, "ship": {"type": "string"}, "corridor": {"type": "string"}, "position": {"type": "integer", "minimum": 1}, "target": SQUARE},
+        {
+            "team": TEAM,
+            "pilot": {"type": "string"},
+            "kind": {"type": "string", "enum": ["fighter", "bomber"]},
+            "ship": {"type": "string"},
+            "corridor": {"type": "string"},
+            "position": {"type": "integer", "minimum": 1},
+            "target": SQUARE,
+        },
         ["team", "pilot", "kind", "ship", "corridor"],
-        "Write a pilot's order: plane, corridor, take-off position, and a target for a bomber.",
+        "Write a pilot's order: plane, corridor, take-off position, and a target for a bomber. "
+        "The answer's `order` is the new order's id.",
     ),
     "remove_order": _action("remove_order", {"order": ORDER}, ["order"], "Remove an order while planning."),
-    "start_round": _action("start_round", {}, [], "Start the round: orders lock, planes take off, the clock runs (referee)."),
+    "start_round": _action(
+        "start_round", {}, [], "Start the round: orders lock, planes take off, the clock runs (referee)."
+    ),
     "report_dogfight": _action(
         "report_dogfight",
-        {"a": ORDER, "b": ORDER, "throws": {"type": "array", "items": THROW, "maxItems": 50}, "choice": {"type": "string", "enum": ["pass", "continue"]}},
+        {
+            "a": ORDER_A,
+            "b": ORDER_B,
+            "throws": DOGFIGHT_THROWS,
+            "choice": {"type": "string", "enum": ["pass", "continue"]},
+        },
         ["a", "b"],
         "Report a dogfight (a pilot of it, or the referee).",
+        [
+            {
+                "type": "report_dogfight",
+                "a": "1A2",
+                "b": "1B1",
+                "throws": [{"hands": ["rock", "rock"]}, {"hands": ["paper", "rock"]}],
+            },
+            {
+                "type": "report_dogfight",
+                "a": "1A1",
+                "b": "1B2",
+                "throws": [{"winner": "B"}, {"winner": "B"}],
+                "choice": "continue",
+            },
+            {"type": "report_dogfight", "a": "1A3", "b": "1B3", "choice": "pass"},
+        ],
     ),
-    "confirm_dogfight": _action("confirm_dogfight", {"a": ORDER, "b": ORDER}, ["a", "b"], "Confirm the other pilot's report."),
-    "announce_bombing": _action("announce_bombing", {"order": ORDER, "target": SQUARE, "team": TEAM}, [], "A bomber names its target: water, fight or already hit."),
+    "confirm_dogfight": _action(
+        "confirm_dogfight", {"a": ORDER, "b": ORDER}, ["a", "b"], "Confirm the other pilot's report."
+    ),
+    "announce_bombing": _action(
+        "announce_bombing",
+        {"order": ORDER, "target": SQUARE, "team": TEAM},
+        [],
+        "A bomber names its target: water, fight or already hit. By its slip (`order`) or by its target square "
+        "(`target`; the referee also names the bombed `team`); the answer's `order` is the bomber it matched.",
+    ),
     "report_bombing": _action(
         "report_bombing",
-        {"order": ORDER, "throws": {"type": "array", "items": THROW, "maxItems": 50}, "choice": {"type": "string", "enum": ["leave", "continue"]}},
+        {"order": ORDER, "throws": BOMBING_THROWS, "choice": {"type": "string", "enum": ["leave", "continue"]}},
         ["order"],
         "Enter the fight of ship and bomber.",
+        [
+            {"type": "report_bombing", "order": "1B2", "throws": [{"winner": "bomber"}]},
+            {"type": "report_bombing", "order": "1B2", "throws": [{"hands": ["rock", "paper"]}], "choice": "leave"},
+        ],
     ),
     "pause_timer": _action("pause_timer", {}, [], "Pause the round clock (referee)."),
     "resume_timer": _action("resume_timer", {}, [], "Resume the round clock (referee)."),
-    "adjust_timer": _action("adjust_timer", {"seconds": {"type": "number", "minimum": -3600, "maximum": 3600}}, ["seconds"], "Add or take away time (referee)."),
+    "adjust_timer": _action(
+        "adjust_timer",
+        {"seconds": {"type": "number", "minimum": -3600, "maximum": 3600}},
+        ["seconds"],
+        "Add or take away time (referee).",
+    ),
     "end_round": _action("end_round", {}, [], "End the round (referee)."),
     "surrender": _action("surrender", {"team": TEAM}, ["team"], "Surrender."),
-    "forfeit": _action("forfeit", {"team": TEAM, "reason": {"type": "string"}}, ["team", "reason"], "Declare a forfeit (referee)."),
-    "end_game": _action("end_game", {"reason": {"type": "string"}}, [], "End the game, decided by the tie-breaks (referee)."),
-    "void": _action("void", {"seq": {"type": "integer", "minimum": 2}, "reason": {"type": "string"}}, ["seq", "reason"], "Void an earlier event; the state is recomputed (referee)."),
+    "forfeit": _action(
+        "forfeit", {"team": TEAM, "reason": {"type": "string"}}, ["team", "reason"], "Declare a forfeit (referee)."
+    ),
+    "end_game": _action(
+        "end_game", {"reason": {"type": "string"}}, [], "End the game, decided by the tie-breaks (referee)."
+    ),
+    "void": _action(
+        "void",
+        {"seq": {"type": "integer", "minimum": 2}, "reason": {"type": "string"}},
+        ["seq", "reason"],
+        "Void an earlier event; the state is recomputed (referee).",
+    ),
     # Battleship (Zeeslag, Sjøslag): the same actions route, a game of mode "battleship".
-    "battleship_place_fleet": _action("place_fleet", {"player": PLAYER, "ships": {"type": "array", "items": SHIP}, "sea": {"type": "string", "maxLength": 2000}}, ["player"], "Battleship: place a player's whole fleet (ships, or a sea text)."),
-    "battleship_fire": _action("fire", {"player": PLAYER, "squares": {"type": "array", "items": SQUARE, "minItems": 1, "maxItems": 100}, "version": {"type": "integer"}}, ["player", "squares"], "Battleship: fire one turn's shots (a salvo sends all its squares)."),
-    "battleship_forfeit": _action("forfeit", {"player": PLAYER, "reason": {"type": "string", "maxLength": 300}}, ["player"], "Battleship: a player resigns, or the referee records a forfeit."),
+    "battleship_place_fleet": _action(
+        "place_fleet",
+        {"player": PLAYER, "ships": {"type": "array", "items": SHIP}, "sea": {"type": "string", "maxLength": 2000}},
+        ["player"],
+        "Battleship: place a player's whole fleet (ships, or a sea text).",
+    ),
+    "battleship_fire": _action(
+        "fire",
+        {
+            "player": PLAYER,
+            "squares": {"type": "array", "items": SQUARE, "minItems": 1, "maxItems": 100},
+            "version": {"type": "integer"},
+        },
+        ["player", "squares"],
+        "Battleship: fire one turn's shots (a salvo sends all its squares).",
+    ),
+    "battleship_forfeit": _action(
+        "forfeit",
+        {"player": PLAYER, "reason": {"type": "string", "maxLength": 300}},
+        ["player"],
+        "Battleship: a player resigns, or the referee records a forfeit.",
+    ),
 }
 
-ERROR = {"type": "object", "properties": {"error": {"type": "string"}, "message": {"type": "string"}}, "required": ["error", "message"]}
+ERROR = {
+    "type": "object",
+    "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
+    "required": ["error", "message"],
+}
+
+OBJECT = {"type": "object", "additionalProperties": True}
+LIST = {"type": "array"}
+TEXT = {"type": "string"}
+MAYBE_TEXT = {"type": ["string", "null"]}
+MAYBE_OBJECT = {"type": ["object", "null"], "additionalProperties": True}
+EVENT: dict[str, Any] = {
+    "type": "object",
+    "description": "One stored event: the action as sent (less `type` and `version`) plus what the rules bound to it "
+    "(an add_order's `id` and `position`, the bomber an announcement by square was matched to).",
+    "properties": {
+        "seq": {"type": "integer", "minimum": 1},
+        "kind": TEXT,
+        "data": OBJECT,
+        "at": {"type": "number"},
+        "by": {"type": "string", "examples": ["team:A"]},
+    },
+    "required": ["seq", "kind", "data", "at", "by"],
+    "additionalProperties": False,
+}
+REFEREE_LOG_ROW = {
+    "type": "object",
+    "description": "A log row of the referee's view: the event, what it did, and whether a void undid or skipped it.",
+    "properties": {
+        **EVENT["properties"],
+        "notes": LIST,
+        "voided": {**MAYBE_TEXT, "description": "Why a void undid this event, or null"},
+        "skipped": {
+            **MAYBE_TEXT,
+            "description": "Why this event no longer applies after a void (it stays in the log, without effect), "
+            "or null",
+        },
+        "device": {**MAYBE_TEXT, "description": "The name of the phone that sent it"},
+    },
+    "required": ["seq", "kind", "data", "at", "by", "notes", "voided", "skipped"],
+    "additionalProperties": True,
+}
+
+
+def _view(mode: str, role: dict[str, Any], about: str, props: dict[str, Any]) -> dict[str, Any]:
+    """The top level of one role's view of one mode: every key it always has; views may grow."""
+    if mode == "airraid":
+        common = {
+            "version": {"type": "integer"},
+            "phase": {"type": "string", "enum": ["setup", "playing", "over"]},
+            "ruleset": OBJECT,
+            "round": OBJECT,
+            "teams": {"type": "object", "properties": {"A": OBJECT, "B": OBJECT}, "required": ["A", "B"]},
+            "outcome": MAYBE_OBJECT,
+        }
+    else:
+        common = {
+            "version": {"type": "integer"},
+            "phase": {"type": "string", "enum": ["placing", "playing", "over"]},
+            "me": {"type": ["string", "null"], "enum": ["A", "B", None]},
+            "ruleset": OBJECT,
+            "hotseat": {"type": "boolean"},
+            "first": PLAYER,
+            "turn": {"type": ["string", "null"], "enum": ["A", "B", None]},
+            "shots_due": {"type": "integer", "minimum": 0},
+            "turns": {"type": "integer", "minimum": 0},
+            "players": {"type": "object", "properties": {"A": OBJECT, "B": OBJECT}, "required": ["A", "B"]},
+            "boards": {"type": "object", "properties": {"A": OBJECT, "B": OBJECT}, "required": ["A", "B"]},
+            "volleys": {"type": "object", "properties": {"A": LIST, "B": LIST}, "required": ["A", "B"]},
+            "last": MAYBE_OBJECT,
+            "outcome": MAYBE_OBJECT,
+            "actions": {
+                **LIST,
+                "description": "What the role may do now (the web layer drops a fire action's squares)",
+            },
+        }
+    properties = {"mode": {"type": "string", "const": mode}, "role": role, **common, **props}
+    # A key that is only sometimes there (a Battleship view's `game`, added by the web layer) is not required.
+    optional = {"game"}
+    return {
+        "type": "object",
+        "description": about,
+        "properties": properties,
+        "required": [k for k in properties if k not in optional],
+        "additionalProperties": True,
+    }
+
+
+VIEWS: dict[str, dict[str, Any]] = {
+    "airraid_referee": _view(
+        "airraid",
+        {"type": "string", "const": "referee"},
+        "Air raid, the referee: everything (referee.rules.airraid.view_for).",
+        {
+            "seas": {"type": "object", "properties": {"A": OBJECT, "B": OBJECT}, "required": ["A", "B"]},
+            "rosters": OBJECT,
+            "defenders": OBJECT,
+            "orders": LIST,
+            "corridors": LIST,
+            "duels": LIST,
+            "reports": OBJECT,
+            "conflicts": LIST,
+            "bombings": LIST,
+            "ledger": OBJECT,
+            "trophies": LIST,
+            "log": {"type": "array", "items": REFEREE_LOG_ROW},
+            "legal": LIST,
+        },
+    ),
+    "airraid_team": _view(
+        "airraid",
+        {"type": "string", "pattern": "^team:[AB]$"},
+        "Air raid, a team base: its own sea and orders, the enemy sea as shot at.",
+        {
+            "team": TEAM,
+            "players": LIST,
+            "fleet_kinds": OBJECT,
+            "sea": OBJECT,
+            "enemy_sea": OBJECT,
+            "defender": MAYBE_TEXT,
+            "orders": LIST,
+            "past_orders": LIST,
+            "options": OBJECT,
+            "bombers_at_base": LIST,
+            "ledger": OBJECT,
+            "trophies": LIST,
+            "log": LIST,
+            "legal": LIST,
+        },
+    ),
+    "airraid_pilot": _view(
+        "airraid",
+        {"type": "string", "pattern": "^pilot:"},
+        "Air raid, a pilot (by slip): the order, the plane it meets next, its bombing.",
+        {
+            "team": TEAM,
+            "order": OBJECT,
+            "current": {"type": "boolean"},
+            "next": MAYBE_OBJECT,
+            "bombing": MAYBE_OBJECT,
+            "legal": LIST,
+        },
+    ),
+    "airraid_public": _view(
+        "airraid",
+        {"type": "string", "const": "public"},
+        "Air raid, the projector: scores, the clock, the latest public events.",
+        {"log": LIST},
+    ),
+    "battleship_player": _view(
+        "battleship",
+        {"type": "string", "pattern": "^player:[AB]$"},
+        "Battleship, a player: its own fleet and the shots at it, its volleys as told "
+        "(referee.rules.battleship.view_for).",
+        {"game": TEXT},
+    ),
+    "battleship_referee": _view(
+        "battleship", {"type": "string", "const": "referee"}, "Battleship, the referee: both fleets.", {"game": TEXT}
+    ),
+    "battleship_public": _view(
+        "battleship",
+        {"type": "string", "const": "public"},
+        "Battleship, a watcher: both seas' shots as told, no ship until the end.",
+        {"game": TEXT},
+    ),
+}
+VIEW = {"oneOf": [{"$ref": f"#/components/schemas/View_{name}"} for name in VIEWS]}
+ACTION_ANSWER = {
+    "type": "object",
+    "properties": {
+        "ok": {"type": "boolean", "const": True},
+        "duplicate": {
+            "type": "boolean",
+            "description": "A retry of a client_id already applied: the original's events",
+        },
+        "seq": {"type": "integer", "description": "The game's version after the action"},
+        "events": {
+            "type": "array",
+            "items": {"$ref": "#/components/schemas/Event"},
+            "description": "The events the action wrote",
+        },
+        "order": {
+            **ORDER,
+            "description": "The order the action made (add_order: the new order's id) "
+            "or matched (announce_bombing by square)",
+        },
+        "view": {
+            **VIEW,
+            "description": "The caller's view after the action (and after the computer's turn, in Battleship)",
+        },
+    },
+    "required": ["ok", "duplicate", "seq", "events", "view"],
+    "additionalProperties": False,
+}
+SLIP = {
+    "type": "object",
+    "properties": {
+        "order": ORDER,
+        "code": {
+            "type": "string",
+            "description": "The slip's code, as pilots pass it in `slip`; the end of `url`",
+            "examples": ["BUTWgfiS7XLh.1A1.hilt0Ae-fa9MXmfl"],
+        },
+        "url": {"type": "string", "description": "The pilot's page, /s/<code>"},
+        "pilot": TEXT,
+        "team": TEAM,
+        "team_name": TEXT,
+        "kind": {"type": "string", "enum": ["fighter", "bomber"]},
+        "ship": TEXT,
+        "ship_kind": TEXT,
+        "corridor": TEXT,
+        "position": {"type": "integer"},
+        "label": TEXT,
+        "round": {"type": "integer"},
+        "target": MAYBE_TEXT,
+    },
+    "required": [
+        "order",
+        "code",
+        "url",
+        "pilot",
+        "team",
+        "kind",
+        "ship",
+        "corridor",
+        "position",
+        "label",
+        "round",
+        "target",
+    ],
+    "additionalProperties": True,
+}
+REASONS = {"type": "object", "additionalProperties": {"type": "string"}, "propertyNames": {"pattern": "^[0-9]+$"}}
+LOG_JSON = {
+    "type": "object",
+    "properties": {
+        "game": TEXT,
+        "events": {
+            "type": "array",
+            "items": {"$ref": "#/components/schemas/Event"},
+            "description": "The stored log, every event as stored: it replays as it is",
+        },
+        "voided": {**REASONS, "description": "seq → why a void undid that event"},
+        "skipped": {
+            **REASONS,
+            "description": "seq → why that event no longer applies after a void (it stays in the log, without effect)",
+        },
+        "outcome": MAYBE_OBJECT,
+    },
+    "required": ["game", "events", "voided", "skipped", "outcome"],
+}
 GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 32}}
 
 
@@ -102,54 +480,242 @@ def build_spec() -> dict[str, Any]:
         },
     )
     spec.components.schema("Error", ERROR)
+    spec.components.schema("Event", EVENT)
     for name, schema in ACTIONS.items():
         spec.components.schema(f"Action_{name}", schema)
+    for name, schema in VIEWS.items():
+        spec.components.schema(f"View_{name}", schema)
+    spec.components.schema("ActionAnswer", ACTION_ANSWER)
     action_ref = {"oneOf": [{"$ref": f"#/components/schemas/Action_{n}"} for n in ACTIONS]}
-    view = {"type": "object", "description": "The caller's view (see referee.rules.airraid.view_for)", "additionalProperties": True}
-    team_spec = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 40}, "colour": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"}, "players": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 1, "maxItems": 30}}, "required": ["name", "players"]}
+    view = VIEW
+    team_spec = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "maxLength": 40},
+            "colour": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"},
+            "players": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 1, "maxItems": 30},
+        },
+        "required": ["name", "players"],
+    }
     spec.path(
         path="/api/games",
         operations={
             "post": {
                 "summary": "Create a game (referee)",
-                "requestBody": {"required": True, **_json({"type": "object", "properties": {"teams": {"type": "array", "items": team_spec, "minItems": 2, "maxItems": 2}, "sea_size": {"type": "integer", "minimum": 2, "maximum": 26}, "round_seconds": {"type": "integer", "minimum": 10, "maximum": 3600}, "ruleset_toml": {"type": "string"}}, "required": ["teams"]})},
-                "responses": {"201": {"description": "Created", **_json({"type": "object", "properties": {"game": {"type": "string"}, "links": {"type": "object"}}})}, **_refusals(400, 403, 409)},
+                "requestBody": {
+                    "required": True,
+                    **_json(
+                        {
+                            "type": "object",
+                            "properties": {
+                                "teams": {"type": "array", "items": team_spec, "minItems": 2, "maxItems": 2},
+                                "sea_size": {"type": "integer", "minimum": 2, "maximum": 26},
+                                "round_seconds": {"type": "integer", "minimum": 10, "maximum": 3600},
+                                "ruleset_toml": {"type": "string"},
+                            },
+                            "required": ["teams"],
+                        }
+                    ),
+                },
+                "responses": {
+                    "201": {
+                        "description": "Created",
+                        **_json(
+                            {"type": "object", "properties": {"game": {"type": "string"}, "links": {"type": "object"}}}
+                        ),
+                    },
+                    **_refusals(400, 403, 409),
+                },
             }
         },
     )
-    spec.path(path="/api/games/{game_id}/view", operations={"get": {"summary": "The caller's view", "parameters": [GAME_ID, {"name": "slip", "in": "query", "schema": {"type": "string"}}], "responses": {"200": {"description": "View", **_json(view)}, **_refusals(403, 404)}}})
+    spec.path(
+        path="/api/games/{game_id}/view",
+        operations={
+            "get": {
+                "summary": "The caller's view",
+                "parameters": [GAME_ID, {"name": "slip", "in": "query", "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "View", **_json(view)}, **_refusals(403, 404)},
+            }
+        },
+    )
     spec.path(
         path="/api/games/{game_id}/actions",
         operations={
             "post": {
                 "summary": "Apply one action as the caller's role",
                 "parameters": [GAME_ID],
-                "requestBody": {"required": True, **_json({"type": "object", "properties": {"action": action_ref, "client_id": {"type": "string", "minLength": 1, "maxLength": 64}, "version": {"type": "integer"}, "slip": {"type": "string"}}, "required": ["action"]})},
-                "responses": {"200": {"description": "Applied", **_json({"type": "object", "properties": {"ok": {"type": "boolean"}, "seq": {"type": "integer"}, "events": {"type": "array", "items": {"type": "object"}}, "view": view}})}, **_refusals(400, 403, 404, 409)},
+                "requestBody": {
+                    "required": True,
+                    **_json(
+                        {
+                            "type": "object",
+                            "properties": {
+                                "action": action_ref,
+                                "client_id": {"type": "string", "minLength": 1, "maxLength": 64},
+                                "version": {"type": "integer"},
+                                "slip": {"type": "string"},
+                            },
+                            "required": ["action"],
+                        }
+                    ),
+                },
+                "responses": {
+                    "200": {"description": "Applied", **_json({"$ref": "#/components/schemas/ActionAnswer"})},
+                    **_refusals(400, 403, 404, 409),
+                },
             }
         },
     )
-    spec.path(path="/api/games/{game_id}/events", operations={"get": {"summary": "Events after a seq (referee; anyone after the game)", "parameters": [GAME_ID, {"name": "since", "in": "query", "schema": {"type": "integer", "minimum": 0}}], "responses": {"200": {"description": "Events", **_json({"type": "object"})}, **_refusals(400, 403, 404)}}})
-    for name, about in (("check", "Check a draft sea; nothing is stored"), ("random", "A random legal fleet; nothing is stored")):
+    spec.path(
+        path="/api/games/{game_id}/events",
+        operations={
+            "get": {
+                "summary": "Events after a seq (referee; anyone after the game)",
+                "parameters": [GAME_ID, {"name": "since", "in": "query", "schema": {"type": "integer", "minimum": 0}}],
+                "responses": {
+                    "200": {
+                        "description": "Events",
+                        **_json(
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "events": {"type": "array", "items": {"$ref": "#/components/schemas/Event"}}
+                                },
+                                "required": ["events"],
+                            }
+                        ),
+                    },
+                    **_refusals(400, 403, 404),
+                },
+            }
+        },
+    )
+    for name, about in (
+        ("check", "Check a draft sea; nothing is stored"),
+        ("random", "A random legal fleet; nothing is stored"),
+    ):
         props: dict[str, Any] = {"team": TEAM}
         if name == "check":
             props["ships"] = {"type": "array", "items": SHIP}
-        spec.path(path=f"/api/games/{{game_id}}/sea/{name}", operations={"post": {"summary": about, "parameters": [GAME_ID], "requestBody": {"required": True, **_json({"type": "object", "properties": props, "required": list(props)})}, "responses": {"200": {"description": "Answer", **_json({"type": "object"})}, **_refusals(400, 403, 404)}}})
-    spec.path(path="/api/games/{game_id}/devices", operations={"get": {"summary": "Joined phones (referee)", "parameters": [GAME_ID], "responses": {"200": {"description": "Devices", **_json({"type": "object"})}, **_refusals(403, 404)}}})
+        spec.path(
+            path=f"/api/games/{{game_id}}/sea/{name}",
+            operations={
+                "post": {
+                    "summary": about,
+                    "parameters": [GAME_ID],
+                    "requestBody": {
+                        "required": True,
+                        **_json({"type": "object", "properties": props, "required": list(props)}),
+                    },
+                    "responses": {
+                        "200": {"description": "Answer", **_json({"type": "object"})},
+                        **_refusals(400, 403, 404),
+                    },
+                }
+            },
+        )
+    spec.path(
+        path="/api/games/{game_id}/devices",
+        operations={
+            "get": {
+                "summary": "Joined phones (referee)",
+                "parameters": [GAME_ID],
+                "responses": {"200": {"description": "Devices", **_json({"type": "object"})}, **_refusals(403, 404)},
+            }
+        },
+    )
     device_id = {"name": "device_id", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 32}}
     spec.path(
         path="/api/games/{game_id}/devices/{device_id}",
         operations={
-            "post": {"summary": "Rename a phone (referee)", "parameters": [GAME_ID, device_id], "requestBody": {"required": True, **_json({"type": "object", "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 40}}, "required": ["name"]})}, "responses": {"200": {"description": "Renamed", **_json({"type": "object"})}, **_refusals(400, 403, 404)}},
-            "delete": {"summary": "Revoke a phone (referee)", "parameters": [GAME_ID, device_id], "responses": {"200": {"description": "Revoked", **_json({"type": "object"})}, **_refusals(403, 404)}},
+            "post": {
+                "summary": "Rename a phone (referee)",
+                "parameters": [GAME_ID, device_id],
+                "requestBody": {
+                    "required": True,
+                    **_json(
+                        {
+                            "type": "object",
+                            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 40}},
+                            "required": ["name"],
+                        }
+                    ),
+                },
+                "responses": {
+                    "200": {"description": "Renamed", **_json({"type": "object"})},
+                    **_refusals(400, 403, 404),
+                },
+            },
+            "delete": {
+                "summary": "Revoke a phone (referee)",
+                "parameters": [GAME_ID, device_id],
+                "responses": {"200": {"description": "Revoked", **_json({"type": "object"})}, **_refusals(403, 404)},
+            },
         },
     )
-    spec.path(path="/api/games/{game_id}/teams/{team}/join-link", operations={"post": {"summary": "Re-issue a team's join link (referee)", "parameters": [GAME_ID, {"name": "team", "in": "path", "required": True, "schema": TEAM}], "responses": {"200": {"description": "New link", **_json({"type": "object"})}, **_refusals(403, 404)}}})
-    spec.path(path="/api/games/{game_id}/slips", operations={"get": {"summary": "A round's order slips", "parameters": [GAME_ID, {"name": "round", "in": "query", "schema": {"type": "integer", "minimum": 1}}], "responses": {"200": {"description": "Slips", **_json({"type": "object"})}, **_refusals(400, 403, 404)}}})
+    spec.path(
+        path="/api/games/{game_id}/teams/{team}/join-link",
+        operations={
+            "post": {
+                "summary": "Re-issue a team's join link (referee)",
+                "parameters": [GAME_ID, {"name": "team", "in": "path", "required": True, "schema": TEAM}],
+                "responses": {"200": {"description": "New link", **_json({"type": "object"})}, **_refusals(403, 404)},
+            }
+        },
+    )
+    spec.path(
+        path="/api/games/{game_id}/slips",
+        operations={
+            "get": {
+                "summary": "A round's order slips",
+                "parameters": [GAME_ID, {"name": "round", "in": "query", "schema": {"type": "integer", "minimum": 1}}],
+                "responses": {
+                    "200": {
+                        "description": "Slips",
+                        **_json(
+                            {
+                                "type": "object",
+                                "properties": {"slips": {"type": "array", "items": SLIP}},
+                                "required": ["slips"],
+                            }
+                        ),
+                    },
+                    **_refusals(400, 403, 404),
+                },
+            }
+        },
+    )
     for ext, mime in (("json", "application/json"), ("csv", "text/csv")):
-        spec.path(path=f"/api/games/{{game_id}}/log.{ext}", operations={"get": {"summary": f"Download the log as {ext.upper()}", "parameters": [GAME_ID], "responses": {"200": {"description": "Log", "content": {mime: {"schema": {"type": "string"} if ext == "csv" else {"type": "object"}}}}, **_refusals(403, 404)}}})
+        spec.path(
+            path=f"/api/games/{{game_id}}/log.{ext}",
+            operations={
+                "get": {
+                    "summary": f"Download the log as {ext.upper()}",
+                    "parameters": [GAME_ID],
+                    "responses": {
+                        "200": {
+                            "description": "Log",
+                            "content": {mime: {"schema": {"type": "string"} if ext == "csv" else LOG_JSON}},
+                        },
+                        **_refusals(403, 404),
+                    },
+                }
+            },
+        )
     _battleship_paths(spec, view)
-    spec.path(path="/api/health", operations={"get": {"summary": "Health", "responses": {"200": {"description": "OK", **_json({"type": "object"})}, "503": {"description": "Database down"}}}})
+    spec.path(
+        path="/api/health",
+        operations={
+            "get": {
+                "summary": "Health",
+                "responses": {
+                    "200": {"description": "OK", **_json({"type": "object"})},
+                    "503": {"description": "Database down"},
+                },
+            }
+        },
+    )
     return spec.to_dict()
 
 
@@ -161,19 +727,67 @@ def _battleship_paths(spec: APISpec, view: dict[str, Any]) -> None:
         "properties": {
             "ruleset": {"type": "string", "enum": ["zeeslag", "zeeslag-salvo", "sjoslag"]},
             "opponent": {"type": "string", "enum": ["friend", "computer", "hotseat"]},
-            "name": {"type": "string", "maxLength": 40}, "opponent_name": {"type": "string", "maxLength": 40},
-            "level": {"type": "string", "enum": ["easy", "strong"]}, "first": {"type": "string", "enum": ["A", "B", "coin"]},
+            "name": {"type": "string", "maxLength": 40},
+            "opponent_name": {"type": "string", "maxLength": 40},
+            "level": {"type": "string", "enum": ["easy", "strong"]},
+            "first": {"type": "string", "enum": ["A", "B", "coin"]},
             "per_shot": {"type": "boolean"},
         },
     }
-    spec.path(path="/api/battleship/games", operations={"post": {"summary": "Battleship: start a game; the caller's browser becomes player A (both sides for pass-and-play)", "requestBody": {"required": True, **_json(new_game)}, "responses": {"201": {"description": "Created", **_json(created)}, **_refusals(400, 409)}}})
-    for name, about in (("check", "Battleship: check a draft fleet; nothing is stored"), ("random", "Battleship: a random legal fleet; nothing is stored")):
+    spec.path(
+        path="/api/battleship/games",
+        operations={
+            "post": {
+                "summary": "Battleship: start a game; the caller's browser becomes player A "
+                "(both sides for pass-and-play)",
+                "requestBody": {"required": True, **_json(new_game)},
+                "responses": {"201": {"description": "Created", **_json(created)}, **_refusals(400, 409)},
+            }
+        },
+    )
+    for name, about in (
+        ("check", "Battleship: check a draft fleet; nothing is stored"),
+        ("random", "Battleship: a random legal fleet; nothing is stored"),
+    ):
         props: dict[str, Any] = {"player": PLAYER}
         if name == "check":
             props["ships"] = {"type": "array", "items": SHIP, "maxItems": 26}
-        spec.path(path=f"/api/battleship/games/{{game_id}}/sea/{name}", operations={"post": {"summary": about, "parameters": [GAME_ID], "requestBody": {"required": True, **_json({"type": "object", "properties": props, "required": list(props)})}, "responses": {"200": {"description": "Answer", **_json({"type": "object"})}, **_refusals(400, 403, 404)}}})
-    spec.path(path="/api/battleship/games/{game_id}/rematch", operations={"post": {"summary": "Battleship: start or join the rematch of a finished game (a player)", "parameters": [GAME_ID], "responses": {"200": {"description": "The rematch", **_json(created)}, **_refusals(403, 404, 409)}}})
-    spec.path(path="/api/battleship/scores", operations={"get": {"summary": "Battleship: the scoreboard of the evening (wins per player name)", "responses": {"200": {"description": "Scores", **_json({"type": "object"})}}}})
+        spec.path(
+            path=f"/api/battleship/games/{{game_id}}/sea/{name}",
+            operations={
+                "post": {
+                    "summary": about,
+                    "parameters": [GAME_ID],
+                    "requestBody": {
+                        "required": True,
+                        **_json({"type": "object", "properties": props, "required": list(props)}),
+                    },
+                    "responses": {
+                        "200": {"description": "Answer", **_json({"type": "object"})},
+                        **_refusals(400, 403, 404),
+                    },
+                }
+            },
+        )
+    spec.path(
+        path="/api/battleship/games/{game_id}/rematch",
+        operations={
+            "post": {
+                "summary": "Battleship: start or join the rematch of a finished game (a player)",
+                "parameters": [GAME_ID],
+                "responses": {"200": {"description": "The rematch", **_json(created)}, **_refusals(403, 404, 409)},
+            }
+        },
+    )
+    spec.path(
+        path="/api/battleship/scores",
+        operations={
+            "get": {
+                "summary": "Battleship: the scoreboard of the evening (wins per player name)",
+                "responses": {"200": {"description": "Scores", **_json({"type": "object"})}},
+            }
+        },
+    )
 
 
 @bp.get("/api/openapi.json")

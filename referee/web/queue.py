@@ -27,6 +27,8 @@ log = logging.getLogger(__name__)
 class RedisQueue(socketio.RedisManager):  # type: ignore[misc]
     """socketio.RedisManager that resubscribes within seconds and says when it has."""
 
+    connected: bool  # set by RedisManager; declared for mypy, which cannot see into the untyped base
+
     def __init__(
         self,
         url: str,
@@ -63,7 +65,7 @@ class RedisQueue(socketio.RedisManager):  # type: ignore[misc]
                     self.publish_failing = False
                     log.warning("message queue: publishing again")
                 return result
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - any Redis failure: reconnect once, then say so once
                 self.connected = False
                 if attempt == 2 and not self.publish_failing:
                     self.publish_failing = True
@@ -85,7 +87,7 @@ class RedisQueue(socketio.RedisManager):  # type: ignore[misc]
                     log.warning("message queue: subscribed again (%d)", self.subscriptions)
                     self._resubscribed()
                 yield from pubsub.listen()
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - any Redis failure: wait, then subscribe again
                 log.error("message queue: cannot receive from Redis (%s); retrying in %.2f s", exc, delay)
                 time.sleep(delay)
                 delay = min(delay * 2, self.retry_max)

@@ -95,7 +95,7 @@ class TextPacket(sio_packet.Packet):  # type: ignore[misc]
         try:
             attachments = super().decode(encoded_packet)
             problem = self._problem(attachments)
-        except Exception as exc:  # ValueError, RecursionError, TypeError: whatever junk raises
+        except Exception as exc:  # noqa: BLE001 - ValueError, RecursionError, TypeError: whatever junk raises
             problem = f"undecodable packet ({type(exc).__name__})"
         if problem is None:
             return int(attachments)

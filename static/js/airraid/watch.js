@@ -5,17 +5,17 @@
 // over a winner banner replaces the clock. Sound cues need one tap (browsers
 // block audio until then); the screen is kept awake where the browser allows.
 
-import { Connection, bindBadge } from './conn.js';
-import { Countdown, SoundCues, soundButton, ScreenWake, formatMs } from './timer.js';
-import { SeaGrid } from './sea.js';
-import { t } from './i18n.js';
-import { h, readJson, teamName, applyTeamColours, describeEvent, shipKindName as shipWord } from './referee.js';
+import { Connection, bindBadge } from '../lib/conn.js';
+import { Countdown, SoundCues, soundButton, ScreenWake, formatMs } from '../lib/timer.js';
+import { SeaGrid } from '../lib/sea.js';
+import { t } from '../lib/i18n.js';
+import { el, readJson, $ } from '../lib/dom.js';
+import { teamName, applyTeamColours, describeEvent, shipKindName as shipWord } from './words.js';
 
 const page = readJson('page-data', {});
 let view = page.view || {};
 let lastRoundKey = null;
 const seas = {};
-const $ = (id) => document.getElementById(id);
 
 // `as: 'public'` asks the server for the public view even when this browser also holds the
 // referee's cookie (the projector is often a second window on the referee's laptop).
@@ -120,7 +120,7 @@ function render(v) {
     const o = v.outcome;
     const winner = $('winner').querySelector('.watch-winner-name');
     winner.replaceChildren();
-    if (o.winner) winner.append(h('span', { class: `team-mark team-${o.winner.toLowerCase()}` }, `${o.winner === 'A' ? '▲' : '●'} ${o.winner}`), ' ', t('ref.outcome_win', { team: teamName(v, o.winner) }));
+    if (o.winner) winner.append(el('span', { class: `team-mark team-${o.winner.toLowerCase()}` }, `${o.winner === 'A' ? '▲' : '●'} ${o.winner}`), ' ', t('ref.outcome_win', { team: teamName(v, o.winner) }));
     else winner.append(t('ref.outcome_draw'));
     $('winner-detail').textContent = o.detail || '';
     $('winner').className = `watch-winner${o.winner ? ` team-${o.winner.toLowerCase()}` : ''}`;
@@ -132,10 +132,10 @@ function render(v) {
 
 function renderTeam(team) {
   const info = (view.teams || {})[team] || {};
-  for (const el of document.querySelectorAll(`[data-team-name="${team}"]`)) el.textContent = info.name || team;
+  for (const node of document.querySelectorAll(`[data-team-name="${team}"]`)) node.textContent = info.name || team;
   const planes = info.planes || {};
   const stats = document.querySelector(`[data-stats="${team}"]`);
-  const stat = (name, value, extra = '') => [h('dt', {}, name), h('dd', { class: extra }, value)];
+  const stat = (name, value, extra = '') => [el('dt', {}, name), el('dd', { class: extra }, value)];
   const rows = [];
   if (view.phase === 'setup') {
     rows.push(...stat(t('ref.ships_afloat'), info.locked ? `✓ ${t('w.ready')}` : `… ${t('w.placing')}`));
@@ -149,9 +149,9 @@ function renderTeam(team) {
   stats.replaceChildren(...rows);
 
   const size = info.size || 7;
-  const el = $(`w-sea-${team}`);
+  const box = $(`w-sea-${team}`);
   const cells = publicCells(info);
-  if (!seas[team]) seas[team] = new SeaGrid(el, { cols: size, rows: size, cells, label: info.name || team, mini: true });
+  if (!seas[team]) seas[team] = new SeaGrid(box, { cols: size, rows: size, cells, label: info.name || team, mini: true });
   else seas[team].render({ cols: size, rows: size, cells, label: info.name || team });
 
   const sunk = document.querySelector(`[data-sunk="${team}"]`);
@@ -173,11 +173,11 @@ function renderLog() {
     const kind = notes.some((n) => n.type === 'sunk') ? 'sunk' : notes.some((n) => n.type === 'hit') ? 'hit'
       : notes.some((n) => n.type === 'game_over') ? 'ok' : notes.some((n) => n.type === 'shot_down') ? 'fight' : '';
     const voided = notes.some((n) => n.type === 'voided');
-    items.push(h('li', { class: `watch-log-row${voided ? ' is-voided' : ''}`, dataset: kind ? { kind } : {} },
-      h('span', { class: 'watch-log-text' }, words.slice(-2).join(' · ')), voided ? ` ${t('w.voided')}` : ''));
+    items.push(el('li', { class: `watch-log-row${voided ? ' is-voided' : ''}`, dataset: kind ? { kind } : {} },
+      el('span', { class: 'watch-log-text' }, words.slice(-2).join(' · ')), voided ? ` ${t('w.voided')}` : ''));
     if (items.length >= 7) break;
   }
-  list.replaceChildren(...(items.length ? items : [h('li', { class: 'muted' }, t('w.no_events'))]));
+  list.replaceChildren(...(items.length ? items : [el('li', { class: 'muted' }, t('w.no_events'))]));
 }
 
 conn.on('view', ({ view: v }) => render(v));

@@ -6,7 +6,7 @@
 // Out: {id, text}                    the decoded text, or null
 
 /* global jsQR */
-importScripts('../vendor/jsqr/jsQR.js');  // resolved against this file's URL
+importScripts('../../vendor/jsqr/jsQR.js');  // resolved against this file's URL
 
 self.onmessage = (ev) => {
   const { id, width, height, buffer } = ev.data;

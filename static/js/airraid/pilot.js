@@ -18,10 +18,10 @@
 // The pure functions below are exported for tests (Node); the page itself
 // starts only when the page data block is present.
 
-import { Connection, bindBadge } from './conn.js';
-import { Countdown, ScreenWake, SoundCues, soundButton } from './timer.js';
-import { t } from './i18n.js';
-import { el } from './dom.js';
+import { Connection, bindBadge } from '../lib/conn.js';
+import { Countdown, ScreenWake, SoundCues, soundButton } from '../lib/timer.js';
+import { t } from '../lib/i18n.js';
+import { el } from '../lib/dom.js';
 
 // ------------------------------------------------------------ pure helpers
 

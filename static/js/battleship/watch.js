@@ -2,13 +2,11 @@
 // it, no ship until the game is over (the server's public view holds none).
 // The referee's copy of this page also has the forfeit buttons.
 
-import { Connection, bindBadge } from './conn.js';
-import { t } from './i18n.js';
-import { el } from './dom.js';
-import { SeaGrid } from './sea.js';
-import { enemyCells, countKinds } from './battleship.js';
-
-const $ = (id) => document.getElementById(id);
+import { Connection, bindBadge } from '../lib/conn.js';
+import { t } from '../lib/i18n.js';
+import { el, $ } from '../lib/dom.js';
+import { SeaGrid } from '../lib/sea.js';
+import { enemyCells, countKinds } from './board.js';
 
 function start() {
   const page = JSON.parse($('page-data').textContent);

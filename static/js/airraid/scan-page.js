@@ -10,8 +10,8 @@
 // a name). This phone already reached the server at its own address, so it
 // opens the same path here.
 
-import { scannerAvailable, startScanner } from './scan.js';
-import { t } from './i18n.js';
+import { scannerAvailable, startScanner } from '../lib/scan.js';
+import { t } from '../lib/i18n.js';
 
 // A slip code: the signed token of the QR link ("<payload>.<signature>"), or
 // any shorter code the server prints on the slip. Only its characters are

@@ -5,7 +5,7 @@
 // would say: how many players each list has, which sea size the larger team
 // gets, and that the two teams need different names and colours.
 
-import { t, tn } from './i18n.js';
+import { t, tn } from '../lib/i18n.js';
 
 const form = document.getElementById('new-game');
 const rows = readJson('sea-sizes', []);          // [[lo, hi, size], ...]

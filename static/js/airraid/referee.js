@@ -1,0 +1,160 @@
+// The referee's dashboard (templates/games/referee.html).
+//
+// Everything that changes is drawn from the referee view (airraid.view_for
+// with the referee role, see docs/web-contract.md) whenever a new one arrives
+// over conn.js. Every button sends one air-raid action and says the result
+// right under the clock ("Hit! Sharks at C4", "Refused: …").
+//
+// This script holds the page's context (below) and wires the panels in
+// referee/: control (clock and the big button), attention (what waits for the
+// referee), corridors, teams (with the ledger), log (with Void) and devices.
+// The words of the log live in words.js, shared with the projector.
+
+import { Connection, bindBadge } from '../lib/conn.js';
+import { t } from '../lib/i18n.js';
+import { el, readJson, $ } from '../lib/dom.js';
+import { applyTeamColours, describeEvent, describeNote, tidyNotes } from './words.js';
+import * as control from './referee/control.js';
+import * as attention from './referee/attention.js';
+import * as corridors from './referee/corridors.js';
+import * as teams from './referee/teams.js';
+import * as log from './referee/log.js';
+import * as devices from './referee/devices.js';
+
+function start() {
+  const page = readJson('page-data', {});
+  const csrf = readJson('csrf', '');
+  const resultEl = $('result');
+  // Every order this page has seen (the view lists only the current round's), so the log
+  // can name the planes of earlier rounds too.
+  const seenOrders = {};
+
+  /** What every panel shares: the latest view and the ways to act on it. */
+  const ctx = {
+    game: page.game,
+    api: page.api || `/api/games/${page.game}`,
+    view: page.view || {},
+    orders: {},                // order id -> order view, this round's and every one seen before
+    pending: new Map(),        // duel or bombing key -> {throws, choice, step}: a throw entry under way
+    conn: new Connection({ game: page.game, initialSeq: Number.isFinite(page.seq) ? page.seq : -1 }),
+    say,
+    act,
+    request,
+    legal(type, match = {}) {
+      return (ctx.view.legal || []).find((a) => a.type === type && Object.entries(match).every(([k, v]) => a[k] === v)) || null;
+    },
+  };
+  const conn = ctx.conn;
+  bindBadge(conn);
+
+  function say(kind, text) {
+    if (!resultEl) return;
+    resultEl.dataset.kind = kind;
+    resultEl.textContent = text;
+    // Far down the page (devices, end game) the result line is out of sight: repeat it as a toast.
+    const box = resultEl.getBoundingClientRect();
+    const toasts = $('toasts');
+    if (toasts && (box.bottom < 0 || box.top > window.innerHeight)) {
+      const toast = el('p', { class: 'result toast', role: 'status', dataset: { kind } }, text);
+      toasts.append(toast);
+      setTimeout(() => toast.remove(), 6000);
+    }
+  }
+
+  /** Send one action; say the result; return the ack. */
+  async function act(action, { button = null } = {}) {
+    if (button) button.disabled = true;
+    if (conn.state === 'offline') say('refused', t('ref.queued'));
+    let result;
+    try {
+      result = await conn.send(action);
+    } finally {
+      if (button) button.disabled = false;
+    }
+    if (result && result.ok === false) {
+      say('refused', t('ref.refused', { message: result.message || result.error || '' }));
+    } else {
+      if (result && result.view) render(result.view);
+      say(kindOfResult(result), sayEvents(result) || t('ref.sent'));
+    }
+    return result;
+  }
+
+  function rowsFor(result) {
+    const seqs = new Set(((result && result.events) || []).map((e) => e.seq));
+    return (ctx.view.log || []).filter((r) => seqs.has(r.seq));
+  }
+
+  // What a result line says first: the outcome, then how it came about.
+  const SAY_RANK = { game_over: 0, sunk: 1, hit: 2, dogfight: 3, bombing_result: 4, bombing: 5, shot_down: 6, void: 7, conflict: 7, reported: 8, round_started: 8, round_ended: 8 };
+
+  function sayEvents(result) {
+    const rows = rowsFor(result);
+    const notes = rows.flatMap((r) => tidyNotes(r.notes || []).filter((n) => n.type !== 'landed'));
+    if (!notes.length) return rows.flatMap((r) => describeEvent(r, ctx.view, ctx.orders)).slice(0, 2).join(' · ');
+    const ranked = notes.map((n, i) => [SAY_RANK[n.type] ?? 9, i, n]).sort((x, y) => x[0] - y[0] || x[1] - y[1]).slice(0, 2);
+    ranked.sort((x, y) => x[1] - y[1]);
+    return ranked.map(([, , n]) => describeNote(n, ctx.view, ctx.orders)).join(' · ');
+  }
+
+  function kindOfResult(result) {
+    const notes = rowsFor(result).flatMap((r) => r.notes || []);
+    if (notes.some((n) => n.type === 'sunk')) return 'sunk';
+    if (notes.some((n) => n.type === 'hit')) return 'hit';
+    if (notes.some((n) => n.type === 'bombing' && n.answer === 'water')) return 'water';
+    if (notes.some((n) => n.type === 'bombing' && n.answer === 'fight')) return 'fight';
+    return 'ok';
+  }
+
+  conn.on('view', ({ view: v }) => { if (v) render(v); });
+  conn.on('events', ({ view: v }) => { if (v) render(v); else refetch(); });
+  conn.on('refused', ({ result }) => say('refused', t('ref.refused', { message: (result && result.message) || '' })));
+
+  async function request(method, url, body) {
+    const headers = { Accept: 'application/json' };
+    if (csrf) headers['X-CSRF-Token'] = csrf;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await fetch(url, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+    let data = null;
+    try { data = await res.json(); } catch { data = null; }
+    if (!res.ok) {
+      const message = (data && (data.message || data.error)) || t('ref.request_failed', { status: res.status });
+      throw new Error(message);
+    }
+    return data;
+  }
+
+  let refetching = null;
+  function refetch() {
+    if (refetching) return refetching;
+    refetching = request('GET', `${ctx.api}/view`).then((v) => { if (v) render(v); }).catch(() => {}).finally(() => { refetching = null; });
+    return refetching;
+  }
+
+  const panels = [control.mount(ctx), attention.mount(ctx), corridors.mount(ctx), teams.mount(ctx), log.mount(ctx)];
+  devices.mount(ctx);
+
+  function render(v) {
+    if (!v || typeof v !== 'object') return;
+    ctx.view = v;
+    for (const row of v.log || []) {
+      if (row.kind !== 'add_order') continue;
+      const added = (row.notes || []).find((n) => n.type === 'order_added');
+      if (added && !seenOrders[added.order]) {
+        const d = row.data || {};
+        seenOrders[added.order] = { id: added.order, team: d.team, pilot: d.pilot, kind: d.kind, corridor: d.corridor, label: d.position ? `${d.team}${d.position}` : null };
+      }
+    }
+    for (const o of v.orders || []) seenOrders[o.id] = o;
+    ctx.orders = { ...seenOrders };
+    applyTeamColours(v.teams);
+    for (const panel of panels) panel.render();
+  }
+
+  render(ctx.view);
+  conn.start();
+}
+
+if (typeof document !== 'undefined' && document.body && document.body.classList.contains('page-referee') && document.getElementById('page-data')) {
+  start();
+}

@@ -1,0 +1,135 @@
+// The control card: round and phase, the countdown with its cues, the one big button and why
+// it waits, the timer buttons, the slips link, and the end-game and forfeit buttons.
+
+import { t } from '../../lib/i18n.js';
+import { $ } from '../../lib/dom.js';
+import { Countdown, SoundCues, soundButton, formatMs } from '../../lib/timer.js';
+import { teamName } from '../words.js';
+import { askReason } from './dialog.js';
+
+/** Mount on the control card; ctx is the dashboard's context (game, view, conn, legal, act). */
+export function mount(ctx) {
+  const mainBtn = $('main-action');
+  const mainWhy = $('main-why');
+  const timerEl = $('timer');
+  const timerLabel = $('timer-label');
+  let lastRoundKey = null;
+  const cues = new SoundCues({ speak: true });
+  soundButton($('sound'), cues);
+  const countdown = new Countdown(timerEl, {
+    now: () => ctx.conn.serverNow(),
+    cues,
+    onTick: (_ms, state) => showTimerState(state),
+  });
+
+  function showTimerState(state) {
+    const r = ctx.view.round || {};
+    let words = '';
+    if (ctx.view.phase === 'over') words = t('ref.phase.over');
+    else if (state === 'paused') words = t('timer.paused');
+    else if (state === 'over') words = t('timer.over');
+    else if (state === 'warning' || state === 'ending') words = t('timer.last_minute');
+    else if (r.phase === 'planning') words = t('ref.round_length');
+    if (timerLabel) timerLabel.textContent = words;
+    const end = $('t-end');
+    if (end) end.classList.toggle('is-urgent', state === 'over');
+    if (state === 'over' && ctx.view.round && ctx.view.round.phase === 'airborne' && mainWhy) mainWhy.textContent = t('ref.time_up');
+  }
+
+  function renderControl() {
+    const r = ctx.view.round || {};
+    const phase = ctx.view.phase === 'playing' ? r.phase : ctx.view.phase;
+    $('round-number').textContent = r.round ? t('ref.round', { n: r.round }) : '';
+    let phaseText = t(`ref.phase.${phase}`);
+    if (ctx.view.phase === 'over' && ctx.view.outcome) {
+      const o = ctx.view.outcome;
+      phaseText = `${o.winner ? t('ref.outcome_win', { team: teamName(ctx.view, o.winner) }) : t('ref.outcome_draw')} — ${o.detail || ''}`;
+    }
+    $('round-phase').textContent = phaseText;
+    document.body.dataset.phase = phase || '';
+
+    // The countdown: the view gives the deadline in seconds since the epoch.
+    const key = `${r.round}:${r.phase}`;
+    const announce = lastRoundKey !== null && lastRoundKey !== key && r.phase === 'airborne';
+    lastRoundKey = key;
+    if (ctx.view.phase === 'playing' && r.phase === 'airborne') {
+      if (r.running && Number.isFinite(r.deadline)) countdown.set({ deadline: r.deadline * 1000 }, { announce });
+      else countdown.set({ paused: true, remaining: (r.left || 0) * 1000 }, { announce: false });
+    } else {
+      countdown.set(null, { announce: false });
+      // Between rounds the clock shows the next round's length.
+      if (ctx.view.phase === 'playing' && r.seconds) { timerEl.textContent = formatMs(r.seconds * 1000); }
+      showTimerState('idle');
+    }
+
+    // The one big button.
+    let label = '';
+    let action = null;
+    let why = '';
+    let kind = 'primary';
+    if (ctx.view.phase === 'setup') {
+      label = t('ref.start_game');
+      action = ctx.legal('start_game') ? { type: 'start_game' } : null;
+      const waiting = ['A', 'B'].filter((x) => !(ctx.view.teams[x] || {}).locked).map((x) => teamName(ctx.view, x));
+      if (waiting.length) why = t('ref.wait_seas', { teams: waiting.join(t('ref.and')) });
+    } else if (ctx.view.phase === 'playing' && r.phase === 'planning') {
+      label = t('ref.start_round', { n: r.round });
+      action = ctx.legal('start_round') ? { type: 'start_round' } : null;
+      const missing = ['A', 'B'].filter((x) => !(ctx.view.defenders || {})[x]).map((x) => teamName(ctx.view, x));
+      if (missing.length) why = t('ref.wait_defender', { teams: missing.join(t('ref.and')) });
+    } else if (ctx.view.phase === 'playing' && r.phase === 'airborne') {
+      if (ctx.legal('pause_timer')) { label = t('ref.pause'); action = { type: 'pause_timer' }; kind = ''; }
+      else if (ctx.legal('resume_timer')) { label = t('ref.resume'); action = { type: 'resume_timer' }; kind = 'ok'; }
+    }
+    mainBtn.hidden = !label;
+    mainBtn.textContent = label;
+    mainBtn.disabled = !action;
+    mainBtn.className = `btn btn-big${kind ? ` btn-${kind}` : ''}`;
+    mainBtn.onclick = action ? () => ctx.act(action, { button: mainBtn }) : null;
+    if (!(r.phase === 'airborne' && countdown.stateName() === 'over')) mainWhy.textContent = why;
+
+    const airborne = ctx.view.phase === 'playing' && r.phase === 'airborne';
+    $('timer-buttons').hidden = !airborne;
+    $('t-minus').disabled = !ctx.legal('adjust_timer') || ((countdown.remainingMs() || 0) < 30000);
+    $('t-plus').disabled = !ctx.legal('adjust_timer');
+    $('t-end').disabled = !ctx.legal('end_round');
+
+    const slips = $('slips-link');
+    if (ctx.view.phase === 'playing' && r.phase === 'planning' && r.round) {
+      slips.hidden = false;
+      slips.href = `/g/${encodeURIComponent(ctx.game)}/slips?round=${r.round}`;
+      slips.textContent = t('ref.slips', { n: r.round });
+    } else slips.hidden = true;
+
+    document.getElementById('corridors-card').hidden = ctx.view.phase === 'setup';
+    const endCard = $('end-game').closest('section');
+    endCard.hidden = !ctx.legal('end_game') && !ctx.legal('forfeit');
+    $('end-game').disabled = !ctx.legal('end_game');
+    for (const b of document.querySelectorAll('[data-forfeit]')) b.disabled = !ctx.legal('forfeit');
+  }
+
+  // --- end game and forfeit
+  $('end-game').addEventListener('click', async (ev) => {
+    const button = ev.currentTarget;
+    const reason = await askReason(ctx, { title: t('ref.end_title'), text: t('ref.end_text'), ok: t('ref.end_ok'), required: false });
+    if (reason === null) return;
+    const action = { type: 'end_game' };
+    if (reason) action.reason = reason;
+    await ctx.act(action, { button });
+  });
+  for (const button of document.querySelectorAll('[data-forfeit]')) {
+    button.addEventListener('click', async () => {
+      const team = button.dataset.forfeit;
+      const reason = await askReason(ctx, { title: t('ref.forfeit_title', { team: teamName(ctx.view, team) }), text: t('ref.forfeit_text'), ok: t('ref.forfeit_ok') });
+      if (reason) await ctx.act({ type: 'forfeit', team, reason }, { button });
+    });
+  }
+
+  // --- timer buttons
+  for (const button of document.querySelectorAll('[data-adjust]')) {
+    button.addEventListener('click', () => ctx.act({ type: 'adjust_timer', seconds: Number(button.dataset.adjust) }, { button }));
+  }
+  $('t-end').addEventListener('click', (ev) => ctx.act({ type: 'end_round' }, { button: ev.currentTarget }));
+
+  return { render: renderControl };
+}

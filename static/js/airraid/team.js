@@ -1,0 +1,216 @@
+// The team base phone: three tabs, Sea, Orders, Live (shared ux.md).
+//
+// The page (templates/games/team.html) hands over its first view in
+// script#page-data ({game, role, seq, view, api}); after that every accepted
+// action anywhere pushes a fresh `view` (the exact JSON of
+// airraid.view_for(state, team:X)) and this script draws it again. Actions go
+// out through conn.send(): queued while offline, acknowledged with {ok, …} or
+// {ok: false, message}; the answer is shown on the result line in the
+// action bar, where the thumb is.
+//
+//   Sea     setup: the sea editor (lib/sea-editor.js), "Lock sea"; locked: the sea
+//           read-only and "Unlock"; in play: our sea with hits, sunk ships,
+//           water shots and the planes on each ship.
+//   Orders  planning: the defender, then the order form (pilot → plane →
+//           corridor → target → Add), this round's orders, "Print slips";
+//           airborne: each order's state and its next dogfight.
+//   Live    the round timer, bombers at our base (the defender resolves them
+//           here: WATER / ALREADY HIT / FIGHT and the throws), the score of
+//           both seas, the latest events; the winner when the game is over.
+//
+
+import { Connection, bindBadge } from '../lib/conn.js';
+import { SoundCues, soundButton } from '../lib/timer.js';
+import { t, pageLang } from '../lib/i18n.js';
+import { el, $ } from '../lib/dom.js';
+import { tabForPhase, stageKey } from './team/helpers.js';
+import { makeWords } from './team/words.js';
+import * as seaTab from './team/sea-tab.js';
+import * as ordersTab from './team/orders-tab.js';
+import * as liveTab from './team/live-tab.js';
+
+function start() {
+  const page = JSON.parse($('page-data').textContent);
+  const game = page.game;
+  const team = page.view.team || String(page.role || '').split(':')[1];
+  const CSRF = (document.querySelector('[data-csrf]') || {}).dataset?.csrf || '';
+
+  /** What every tab shares. `view` is replaced by each update; `ui` is this page's own state. */
+  const ctx = {
+    game,
+    api: page.api || `/api/games/${game}`,
+    team,
+    enemy: team === 'A' ? 'B' : 'A',
+    lang: pageLang().toLowerCase().split('-')[0],
+    view: page.view,
+    ui: {
+      tab: null,
+      stage: null,
+      bombers: 0,
+      form: { pilot: null, ship: null, kind: null, corridor: null, position: null, target: null },
+      fight: { order: null, picks: [] },
+      verdict: null,
+      busy: false,
+    },
+    conn: new Connection({ game, initialSeq: page.seq ?? page.view.version ?? -1 }),
+    cues: new SoundCues({ speak: false }),
+    say,
+    act,
+    postJson,
+    render,
+    setCount,
+  };
+  ctx.words = makeWords(ctx);
+  const { conn, ui, cues } = ctx;
+  soundButton($('sound'), cues);
+
+  // -------------------------------------------------------- result line
+
+  const resultEl = $('result');
+  // Server messages and ship names start in lower case ("tug touches cruiser at …").
+  const cap = (s) => (s ? String(s).charAt(0).toLocaleUpperCase() + String(s).slice(1) : '');
+  function say(text, kind = 'ok', detail = '') {
+    if (!resultEl) return;
+    resultEl.dataset.kind = kind;
+    resultEl.replaceChildren(...[el('span', { text: cap(text) }), detail ? el('span', { class: 'detail', text: detail }) : null].filter(Boolean));
+    updateBar();
+  }
+
+  // The bottom bar is drawn only when it holds something: a result or a control.
+  function updateBar() {
+    const bar = document.querySelector('.actionbar');
+    if (!bar) return;
+    const visible = (node) => !node.closest('[hidden]');
+    const controls = [...bar.querySelectorAll('.bar-group button, .bar-group input')].some(visible);
+    bar.classList.toggle('is-empty', !controls && !(resultEl && resultEl.textContent.trim()));
+  }
+
+
+  // --------------------------------------------------------- connection
+
+  bindBadge(conn);
+  conn.on('view', ({ view: v }) => apply(v));
+  conn.on('events', ({ view: v }) => { if (v) apply(v); });
+  // Also an entry queued on an earlier visit of this page and refused now.
+  conn.on('refused', ({ result }) => say(t('team.refused', { message: result.message || result.error }), 'refused'));
+
+  /** Send an action; show a refusal as "Refused: …"; resolve with the ack or null. */
+  async function act(action) {
+    if (!conn.socket || !conn.socket.connected) say(t('team.queued'), 'ok');
+    const res = await conn.send(action);
+    if (!res || res.ok === false) {
+      say(t('team.refused', { message: (res && (res.message || res.error)) || '?' }), 'refused');
+      return null;
+    }
+    if (res.view) apply(res.view);
+    return res;
+  }
+
+  async function postJson(path, body) {
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
+    if (CSRF) headers['X-CSRF-Token'] = CSRF;
+    const r = await fetch(`${ctx.api}${path}`, { method: 'POST', headers, body: JSON.stringify(body), credentials: 'same-origin' });
+    let data = null;
+    try { data = await r.json(); } catch { /* not JSON */ }
+    if (!r.ok) throw new Error((data && (data.message || data.error)) || `HTTP ${r.status}`);
+    return data;
+  }
+
+  // --------------------------------------------------------------- tabs
+
+  const TABS = ['sea', 'orders', 'live'];
+  function showTab(id, { focus = false } = {}) {
+    if (!TABS.includes(id)) return;
+    ui.tab = id;
+    for (const tab of TABS) {
+      const btn = $(`tab-${tab}`);
+      const panel = $(`panel-${tab}`);
+      const bar = $(`bar-${tab}`);
+      if (btn) { btn.setAttribute('aria-selected', tab === id ? 'true' : 'false'); btn.tabIndex = tab === id ? 0 : -1; }
+      if (panel) panel.hidden = tab !== id;
+      if (bar) bar.hidden = tab !== id;
+    }
+    if (focus && $(`tab-${id}`)) $(`tab-${id}`).focus();
+    try { history.replaceState(null, '', `#${id}`); } catch { /* file: or sandbox */ }
+    if (id === 'sea') sea.shown();
+    updateBar();
+  }
+  for (const tab of TABS) {
+    const btn = $(`tab-${tab}`);
+    if (!btn) continue;
+    btn.addEventListener('click', () => showTab(tab));
+    btn.addEventListener('keydown', (ev) => {
+      const i = TABS.indexOf(tab);
+      const next = { ArrowRight: TABS[(i + 1) % 3], ArrowLeft: TABS[(i + 2) % 3], Home: TABS[0], End: TABS[2] }[ev.key];
+      if (next) { ev.preventDefault(); showTab(next, { focus: true }); }
+    });
+  }
+  function setCount(tab, n, alert = false) {
+    const btn = $(`tab-${tab}`);
+    if (!btn) return;
+    let badge = btn.querySelector('.count');
+    if (!n) { if (badge) badge.remove(); return; }
+    if (!badge) { badge = el('span', { class: 'count' }); btn.append(badge); }
+    badge.textContent = alert ? `! ${n}` : String(n);
+    badge.classList.toggle('is-alert', alert);
+  }
+
+  const sea = seaTab.mount(ctx);
+  const orders = ordersTab.mount(ctx);
+  const live = liveTab.mount(ctx);
+
+  // ------------------------------------------------------------- drawing
+
+  function render() {
+    // Keep the keyboard focus on the same control across a redraw.
+    const active = document.activeElement;
+    const key = active && active.dataset ? active.dataset.key : null;
+    sea.render();
+    orders.render();
+    live.render();
+    updateBar();
+    if (key) {
+      const again = document.querySelector(`[data-key="${CSS.escape(key)}"]`);
+      if (again && again !== active) again.focus();
+    }
+  }
+
+  function stageWords(v) {
+    if (v.phase === 'over') return t('team.round_over');
+    if (v.phase === 'setup') return t('team.round_none');
+    return v.round.phase === 'airborne' ? t('team.ev.round_started', { n: v.round.round }) : t('team.round_planning', { n: v.round.round });
+  }
+
+  function apply(v) {
+    if (!v || v.mode !== 'airraid') return;
+    if (Number.isFinite(v.version) && Number.isFinite(ctx.view.version) && v.version < ctx.view.version) return;
+    const before = stageKey(ctx.view);
+    const bombersBefore = (ctx.view.bombers_at_base || []).length;
+    ctx.view = v;
+    render();
+    const after = stageKey(ctx.view);
+    if (after !== before) {
+      showTab(tabForPhase(ctx.view));
+      say(stageWords(ctx.view), 'ok');
+    }
+    const bombers = (ctx.view.bombers_at_base || []).length;
+    if (bombers > bombersBefore) {
+      // A bomber at our base: the defender's phone calls for attention.
+      showTab('live');
+      say(t('team.say_bomber'), 'fight');
+      if (navigator.vibrate) { try { navigator.vibrate([120, 80, 120]); } catch { /* not allowed */ } }
+      cues.beep(880, 150);
+      cues.beep(660, 200, { at: 0.2 });
+    }
+  }
+
+  render();
+  render();
+  const fromHash = location.hash.replace('#', '');
+  showTab(TABS.includes(fromHash) ? fromHash : tabForPhase(ctx.view));
+  conn.start();
+  // For tests and debugging in the browser console.
+  window.teamPage = { conn, get view() { return ctx.view; }, ui, get editor() { return sea.editor; } };
+}
+
+if (typeof document !== 'undefined' && document.getElementById('page-data')) start();
