@@ -15,10 +15,11 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from .errors import GameOver, IllegalAction, MalformedAction, Msg, NotYourTurn, RulesError, StaleVersion, join_msgs
-from .events import JSON, Event, Role, Throw, encode, log_state_from_dict, log_state_to_dict, parse_throws, replay_log
+from .engine import Engine, Fields, Rules, effective_voids
+from .errors import GameOver, IllegalAction, MalformedAction, Msg, NotYourTurn, RulesError, join_msgs
+from .events import JSON, Event, Role, Throw, encode, log_state_from_dict, log_state_to_dict, parse_throws
 from .grid import Grid, Square
 from .ruleset import AirRaidRuleset, airraid_ruleset_from_dict
 from .placement import UNDECIDED
@@ -219,6 +220,13 @@ class State:
             self.ruleset = airraid_ruleset_from_dict(self.ruleset_raw)
 
     @property
+    def over(self) -> str | None:
+        """Return how the game ended, in words, once it has; None while it goes on."""
+        if self.phase != "over":
+            return None
+        return self.outcome.detail if self.outcome else ""
+
+    @property
     def round(self) -> Round | None:
         """Return the current round, if the game has started."""
         return self.rounds[-1] if self.rounds else None
@@ -236,58 +244,6 @@ class State:
 
 
 # --- Helpers for checking action data --------------------------------------------------------
-
-
-class Fields:
-    """Read an action's fields strictly: unknown fields and wrong types are refused."""
-
-    def __init__(self, data: Mapping[str, Any], allowed: Iterable[str]) -> None:
-        if not isinstance(data, Mapping):
-            raise MalformedAction(Msg('an action is a JSON object'))
-        unknown = sorted(set(data) - set(allowed) - {"type"})
-        if unknown:
-            raise MalformedAction(Msg('unknown field {unknown!r} in {action!r}', unknown=unknown[0], action=data.get('type')))
-        self.data = data
-
-    def text(self, key: str, *, optional: bool = False, limit: int = 200) -> str:
-        """Return a non-empty string field."""
-        value = self.data.get(key)
-        if value is None and optional:
-            return ""
-        if not isinstance(value, str) or not value.strip():
-            raise MalformedAction(Msg('{key} must be non-empty text', key=key))
-        if len(value) > limit:
-            raise MalformedAction(Msg('{key} is longer than {limit} characters', key=key, limit=limit))
-        return value.strip()
-
-    def choice(self, key: str, options: Sequence[str], *, optional: bool = False) -> str | None:
-        """Return a field that must be one of some options."""
-        value = self.data.get(key)
-        if value is None and optional:
-            return None
-        if value not in options:
-            raise MalformedAction(Msg('{key} must be one of {join}, not {value!r}', key=key, join=', '.join(options), value=value))
-        return str(value)
-
-    def integer(self, key: str, *, optional: bool = False, low: int = -10**9, high: int = 10**9) -> int | None:
-        """Return a whole-number field within bounds."""
-        value = self.data.get(key)
-        if value is None and optional:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise MalformedAction(Msg('{key} must be a whole number, not {value!r}', key=key, value=value))
-        if not low <= value <= high:
-            raise MalformedAction(Msg('{key} must be between {low} and {high}, not {value}', key=key, low=low, high=high, value=value))
-        return value
-
-    def number(self, key: str, *, low: float, high: float) -> float:
-        """Return a numeric field within bounds."""
-        value = self.data.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-            raise MalformedAction(Msg('{key} must be a number, not {value!r}', key=key, value=value))
-        if not low <= value <= high:
-            raise MalformedAction(Msg('{key} must be between {low} and {high}, not {value}', key=key, low=low, high=high, value=value))
-        return float(value)
 
 
 def _team_field(f: Fields) -> str:
@@ -702,6 +658,8 @@ HANDLERS: dict[str, Handler] = {}
 BINDINGS: dict[str, frozenset[str]] = {"add_order": frozenset({"id", "position"}), "announce_bombing": frozenset({"order"})}
 """The fields a handler may bind into the event of each kind of action."""
 BOUND_FIELDS: dict[str, frozenset[str]] = {"add_order": frozenset({"id"})}
+CHANCE: frozenset[str] = frozenset()
+"""The kinds of action that take a seed from the server: none, the air raid's chance is played by hand."""
 """Fields that only the rules write into an event (as bindings): an action may not send them."""
 
 
@@ -1312,7 +1270,7 @@ def _void(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("seq", "reason"))
     _require(role, "referee")
     target = f.integer("seq", low=1, high=10**9)
-    reason = f.text("reason", limit=300)
+    f.text("reason", limit=300)  # kept in the event itself
     assert target is not None
     if target == 1:
         raise IllegalAction(Msg("the game's creation cannot be voided; start a new game instead"))
@@ -1320,28 +1278,9 @@ def _void(state: State, event: Event, role: Role) -> None:
         raise IllegalAction(Msg('there is no event {target} to void', target=target))
     if target in effective_voids(state.log):
         raise IllegalAction(Msg('event {target} is already void', target=target))
-    del reason  # kept in the event itself
-    # Re-folding the whole log is the only way to be sure every consequence of the voided
-    # event is gone; games are short enough that this costs milliseconds.
-    _recompute(state, state.log + (event,), upto=event.seq)
-
-
-def effective_voids(log: Sequence[Event]) -> dict[int, str]:
-    """Return the events voided by voids that are themselves in force (a voided void restores)."""
-    voids: dict[int, str] = {}
-    targets: dict[int, list[Event]] = {}
-    for event in log:
-        if event.kind == "void":
-            targets.setdefault(int(event.data["seq"]), []).append(event)
-    # Voids point backwards, so walking from the newest settles each void before its target.
-    for event in reversed(log):
-        if event.seq in voids:
-            continue
-        for v in targets.get(event.seq, []):
-            if v.seq not in voids:
-                voids[event.seq] = str(v.data.get("reason", ""))
-                break
-    return voids
+    fresh = ENGINE.recompute(state.log + (event,))
+    fresh.voided = effective_voids(fresh.log)
+    state.__dict__.update(fresh.__dict__)
 
 
 # --- Folding ---------------------------------------------------------------------------------
@@ -1360,122 +1299,72 @@ def _clone(state: State) -> State:
     return copy.deepcopy(state, memo=memo)
 
 
-def _step(state: State, event: Event, bound: dict[str, Any] | None = None) -> State:
-    """Return the state after one event; raise RulesError, leaving the input untouched, if it does not apply.
-
-    The handler's bindings, if any, are added to `bound`.
-    """
-    if event.kind == "create_game":
-        raise IllegalAction(Msg('the game already exists'))
-    fn = HANDLERS.get(event.kind)
-    if fn is None:
-        raise MalformedAction(Msg('unknown action {kind!r}', kind=event.kind))
-    if state.phase == "over" and event.kind != "void":
-        raise GameOver(Msg('the game is over: {value}', value=state.outcome.detail if state.outcome else ''))
-    role = Role.from_str(event.by)
-    # Handlers check before they change anything, but working on a copy makes a half-applied
-    # action impossible even if one of them is wrong.
-    work = _clone(state)
-    bindings = fn(work, event, role)
-    if bindings and bound is not None:
-        assert set(bindings) <= BINDINGS.get(event.kind, frozenset()), (event.kind, bindings)
-        bound.update(bindings)
-    work.version = event.seq
-    if event.kind != "void":
-        work.log = state.log + (event,)
-    return work
-
-
-def _skip(state: State, event: Event, why: str) -> State:
-    _reserve(state, event)
-    state.log = state.log + (event,)
-    state.version = event.seq
-    state.skipped[event.seq] = why
-    return state
-
-
-def _recompute(state: State, log: tuple[Event, ...], upto: int) -> None:
-    voided = effective_voids(log)
-    fresh = _created(log[0])
-    for event in log[1:]:
-        if event.seq in voided:
-            _reserve(fresh, event)
-            fresh.log = fresh.log + (event,)
-            fresh.version = event.seq
-            _note(fresh, event.seq, type="voided", reason=voided[event.seq])
-            continue
-        if event.kind == "void":
-            fresh.log = fresh.log + (event,)
-            fresh.version = event.seq
-            _note(fresh, event.seq, type="void", target=event.data["seq"], reason=event.data.get("reason", ""))
-            continue
-        try:
-            fresh = _step(fresh, event)
-        except RulesError as exc:
-            # After a void, a later event may no longer fit (a dogfight that can no longer
-            # happen). It stays in the log, shown to the referee as skipped, with the reason.
-            fresh = _skip(fresh, event, exc.message)
-    fresh.voided = voided
-    state.__dict__.update(fresh.__dict__)
-
-
-def _created(event: Event) -> State:
-    if event.kind != "create_game" or event.seq != 1:
-        raise MalformedAction(Msg("a game's log starts with its create_game event"))
+def _setup(event: Event) -> State:
+    if Role.from_str(event.by).kind != "referee":
+        raise NotYourTurn(Msg('only the referee creates a game'))
     state = _setup_game(event.data)
-    state.version = 1
-    state.log = (event,)
     _note(state, 1, type="game_created")
     return state
 
 
-def create(action: Mapping[str, Any], *, at: float, by: str = "referee") -> tuple[State, list[Event]]:
+def _voided(state: State, event: Event, reason: str) -> None:
+    _note(state, event.seq, type="voided", reason=reason)
+
+
+def _void_noted(state: State, event: Event) -> None:
+    _note(state, event.seq, type="void", target=event.data["seq"], reason=event.data.get("reason", ""))
+
+
+ENGINE = Engine(
+    Rules(
+        mode=MODE,
+        setup=_setup,
+        handlers=HANDLERS,
+        clone=_clone,
+        bindings=BINDINGS,
+        written=BOUND_FIELDS,
+        after_end=frozenset({"void"}),
+        on_voided=_voided,
+        on_void=_void_noted,
+        on_unapplied=_reserve,
+    )
+)
+
+
+def create(action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None) -> tuple[State, list[Event]]:
     """Start a game from a create_game action; return the state and its first event."""
-    data = {k: v for k, v in action.items() if k != "type"}
-    event = Event(1, "create_game", data, float(at), by)
-    if Role.from_str(by).kind != "referee":
-        raise NotYourTurn(Msg('only the referee creates a game'))
-    return _created(event), [event]
+    return ENGINE.create(action, at=at, by=by, seed=seed)
 
 
-def apply(state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None) -> tuple[State, list[Event]]:
+def apply(state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None, seed: int | None = None) -> tuple[State, list[Event]]:
     """Check an action by a role at a time; return the new state and the events it adds."""
-    if not isinstance(action, Mapping):
-        raise MalformedAction(Msg('an action is a JSON object with a type'))
-    kind = action.get("type")
-    if not isinstance(kind, str) or kind not in HANDLERS:
-        known = ", ".join(sorted(HANDLERS))
-        raise MalformedAction(Msg('unknown action type {kind!r}; known: {known}', kind=kind, known=known))
-    if version is not None and version != state.version:
-        raise StaleVersion(Msg('the game has moved on (version {version}, your view was {version2}): look again', version=state.version, version2=version))
-    Role.from_str(by)
-    data = {k: v for k, v in action.items() if k not in ("type", "version")}
-    written = sorted(BOUND_FIELDS.get(kind, frozenset()) & set(data))
-    if written:
-        raise MalformedAction(Msg('unknown field {unknown!r} in {action!r}', unknown=written[0], action=kind))
-    event = Event(state.version + 1, kind, data, float(at), by)
-    bound: dict[str, Any] = {}
-    work = _step(state, event, bound)
-    if bound:
-        event = Event(event.seq, kind, {**data, **bound}, event.at, by)
-        work.log = state.log + (event,)
-    return work, [event]
+    return ENGINE.apply(state, action, at=at, by=by, version=version, seed=seed)
 
 
 def fold(state: State, event: Event) -> State:
     """Apply a stored event and return the new state (the input is not changed)."""
-    if event.seq != state.version + 1:
-        raise StaleVersion(Msg('event {seq} does not follow version {version}', seq=event.seq, version=state.version))
-    try:
-        return _step(state, event)
-    except RulesError as exc:
-        # A stored event was accepted once; it can only fail here if the code changed since.
-        return _skip(_clone(state), event, exc.message)
+    return ENGINE.fold(state, event)
 
 
 def replay(events: Sequence[Event]) -> State:
     """Rebuild a game from its whole log."""
-    return replay_log(events, _created, fold)
+    return ENGINE.replay(events)
+
+
+def read_ruleset(data: Mapping[str, Any], source: str = "<ruleset>") -> AirRaidRuleset:
+    """Build an air-raid ruleset from parsed ruleset data; raise RulesetError with every problem."""
+    return airraid_ruleset_from_dict(data, source)
+
+
+def audiences(state: State) -> list[Role]:
+    """Return the roles whose screens hear a push: referee, public, both teams, recent pilots.
+
+    Pilots of the last two rounds: a slip of the round before may still be open on a phone.
+    """
+    roles = [Role("referee"), Role("public"), Role("team", "A"), Role("team", "B")]
+    for rnd in state.rounds[-2:]:
+        roles.extend(Role("pilot", o) for o in rnd.orders)
+    return roles
 
 
 def next_deadline(state: State) -> float | None:

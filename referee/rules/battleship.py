@@ -17,10 +17,12 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from .errors import GameOver, IllegalAction, MalformedAction, Msg, Name, NotYourTurn, RulesetError, StaleVersion, join_msgs
-from .events import JSON, Event, Role, log_state_from_dict, log_state_to_dict, replay_log
+from . import battleship_ai
+from .engine import SEED, Engine, Fields, Rules, chance
+from .errors import IllegalAction, MalformedAction, Msg, Name, NotYourTurn, RulesetError, join_msgs
+from .events import JSON, Event, Role, log_state_from_dict, log_state_to_dict
 from .grid import LETTERS, Grid, Square
-from .ruleset import Problems, brief, check_fit, key_text, parse_fleet, parse_sea_rules
+from .ruleset import Problems, brief, check_fit, key_text, mode_ruleset, parse_fleet, parse_sea_rules
 from .sea import SeaRules, Ship, check_fleet, ship_labels, ships_from_text
 from .shots import Shot, Volley
 
@@ -30,6 +32,7 @@ SHOTS_PER_TURN = ("one", "per_ship_afloat")
 REPORTS = ("named", "hit_miss_sunk", "totals")
 PER_SHOT_REPORTS = ("named", "hit_miss_sunk")
 FIRSTS = ("choose", "A", "B")
+COIN = "coin"  # a create_game's `first`: toss a coin for who starts
 LEVELS = ("easy", "strong")
 PLAY_KEYS = ("first", "shots", "report", "again_on_hit", "sunk_ring", "per_shot", "per_shot_report")
 MAX_NAME = 40
@@ -38,6 +41,7 @@ __all__ = [
     "MODE", "PLAYERS", "BattleshipRuleset", "battleship_from_dict", "answer", "Player", "Outcome", "State",
     "Event", "event_from_dict", "create", "apply", "fold", "replay", "outcome", "state_to_dict",
     "state_from_dict", "legal_actions", "view_for", "volleys_of", "shots_due", "other",
+    "CHANCE", "COIN", "read_ruleset", "audiences", "next_deadline", "computer_due",
 ]
 
 
@@ -281,11 +285,19 @@ class State:
     outcome: Outcome | None = None
     version: int = 0
     log: tuple[Event, ...] = ()
+    skipped: dict[int, str] = field(default_factory=dict)
     ruleset: BattleshipRuleset = field(default=None, metadata={"encode": False})  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if self.ruleset is None:
             self.ruleset = battleship_from_dict(self.ruleset_raw).with_per_shot(self.per_shot)
+
+    @property
+    def over(self) -> str | None:
+        """Return how the game ended, in words, once it has; None while it goes on."""
+        if self.phase != "over":
+            return None
+        return self.outcome.detail if self.outcome else ""
 
     def grid(self) -> Grid:
         """Return the grid both seas share."""
@@ -305,12 +317,7 @@ def shots_due(state: State) -> int:
 
 
 def _fields(data: Mapping[str, Any], allowed: Sequence[str]) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        raise MalformedAction(Msg("an action is a JSON object"))
-    unknown = sorted(set(data) - set(allowed) - {"type"})
-    if unknown:
-        raise MalformedAction(Msg("unknown field {unknown!r} in {action!r}", unknown=unknown[0], action=data.get("type")))
-    return data
+    return Fields(data, allowed).data
 
 
 def _player_field(data: Mapping[str, Any]) -> str:
@@ -337,8 +344,10 @@ def _name(value: Any, key: str) -> str:
     return value.strip()
 
 
-def _setup_game(data: Mapping[str, Any]) -> State:
-    _fields(data, ("ruleset", "players", "first", "computer", "hotseat", "per_shot"))
+def _setup_game(event: Event) -> State:
+    if Role.from_str(event.by).kind not in ("referee", "player"):
+        raise NotYourTurn(Msg("only the referee or a player creates a game"))
+    data = _fields(event.data, ("ruleset", "players", "first", "computer", "hotseat", "per_shot", SEED))
     raw = data.get("ruleset")
     if not isinstance(raw, Mapping):
         raise MalformedAction(Msg("ruleset must be the ruleset's data (a parsed ruleset file)"))
@@ -362,6 +371,9 @@ def _setup_game(data: Mapping[str, Any]) -> State:
     first = data.get("first")
     if first is None:
         first = "A" if ruleset.first == "choose" else ruleset.first
+    elif first == COIN:
+        # The toss is the game's own chance: the seed is in the create_game event, so a replay tosses alike.
+        first = chance(event).choice(PLAYERS) if ruleset.first == "choose" else ruleset.first
     if first not in PLAYERS:
         raise MalformedAction(Msg("first must be A or B, not {first!r}", first=first))
     if ruleset.first != "choose" and first != ruleset.first:
@@ -469,13 +481,61 @@ def _forfeit(state: State, event: Event, role: Role) -> None:
         _end(state, other(player), "resigned", Msg("{name} resigned", name=name), event.seq)
 
 
+def computer_due(state: State) -> str | None:
+    """Return the player the computer plays who is to act now (place its fleet, or fire), if any."""
+    for p, side in state.players.items():
+        if side.computer is None:
+            continue
+        if (state.phase == "placing" and not side.placed) or (state.phase == "playing" and state.turn == p):
+            return p
+    return None
+
+
+def _computer_move(state: State, event: Event, role: Role) -> Mapping[str, Any]:
+    """The computer places its fleet or fires, by its own choice from the event's chance.
+
+    What it chose is bound into the event, so a replay places and fires alike without thinking
+    again (a strong shot costs tens of milliseconds).
+    """
+    data = _fields(event.data, ("player", "ships", "squares", SEED))
+    player = _player_field(data)
+    _require(role, player)
+    side = state.players[player]
+    if side.computer is None:
+        raise IllegalAction(Msg("{name} is not played by the computer", name=side.name))
+    if computer_due(state) != player:
+        raise IllegalAction(Msg("the computer has nothing to do now"))
+    rs = state.ruleset
+    grid = rs.grid()
+    move: dict[str, Any]
+    if state.phase == "placing":
+        if "ships" in data:
+            move = {"ships": data["ships"]}
+        else:
+            ships = battleship_ai.place_fleet(grid, rs.sea, rs.fleet, chance(event))
+            move = {"ships": [s.to_dict(grid) for s in ships]}
+        _place_fleet(state, Event(event.seq, "place_fleet", {"player": player, **move}, event.at, event.by), role)
+        return move
+    if "squares" in data:
+        move = {"squares": data["squares"]}
+    else:
+        assert side.computer is not None
+        squares = battleship_ai.choose_shots(grid, rs.sea, rs.fleet, volleys_of(state, player), shots_due(state), chance(event), side.computer)
+        move = {"squares": [grid.square_name(s) for s in squares]}
+    _fire(state, Event(event.seq, "fire", {"player": player, **move}, event.at, event.by), role)
+    return move
+
+
 def _end(state: State, winner: str, reason: str, detail: str, seq: int) -> None:
     state.phase = "over"
     state.turn = None
     state.outcome = Outcome(winner, reason, detail, seq)
 
 
-HANDLERS = {"place_fleet": _place_fleet, "fire": _fire, "forfeit": _forfeit}
+HANDLERS = {"place_fleet": _place_fleet, "fire": _fire, "forfeit": _forfeit, "computer_move": _computer_move}
+CHANCE: frozenset[str] = frozenset({"create_game", "computer_move"})
+"""The kinds of action that take a seed from the server: the coin toss, the computer's choices."""
+BINDINGS: dict[str, frozenset[str]] = {"computer_move": frozenset({"ships", "squares"})}
 
 
 # --- Folding ---------------------------------------------------------------------------------
@@ -491,30 +551,9 @@ def _clone(state: State) -> State:
     return dataclasses.replace(state, players=players)
 
 
-def _step(state: State, event: Event) -> State:
-    """Return the state after one event; raise RulesError, leaving the input untouched, if it does not apply."""
-    if event.kind == "create_game":
-        raise IllegalAction(Msg("the game already exists"))
-    fn = HANDLERS.get(event.kind)
-    if fn is None:
-        raise MalformedAction(Msg("unknown action {kind!r}", kind=event.kind))
-    if state.phase == "over":
-        raise GameOver(Msg("the game is over: {detail}", detail=state.outcome.detail if state.outcome else ""))
-    role = Role.from_str(event.by)
-    work = _clone(state)
-    fn(work, event, role)
-    work.version = event.seq
-    work.log = state.log + (event,)
-    return work
-
-
-def _created(event: Event) -> State:
-    if event.kind != "create_game" or event.seq != 1:
-        raise MalformedAction(Msg("a game's log starts with its create_game event"))
-    state = _setup_game(event.data)
-    state.version = 1
-    state.log = (event,)
-    return state
+ENGINE = Engine(
+    Rules(mode=MODE, setup=_setup_game, handlers=HANDLERS, clone=_clone, chance=CHANCE, bindings=BINDINGS, written=BINDINGS)
+)
 
 
 def event_from_dict(data: Mapping[str, Any]) -> Event:
@@ -522,47 +561,44 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
     return Event.from_dict(data)
 
 
-def create(action: Mapping[str, Any], *, at: float, by: str = "referee") -> tuple[State, list[Event]]:
+def create(action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None) -> tuple[State, list[Event]]:
     """Start a game from a create_game action; return the state and its first event."""
-    if not isinstance(action, Mapping):
-        raise MalformedAction(Msg("an action is a JSON object with a type"))
-    if Role.from_str(by).kind not in ("referee", "player"):
-        raise NotYourTurn(Msg("only the referee or a player creates a game"))
-    data = {k: v for k, v in action.items() if k != "type"}
-    event = Event(1, "create_game", data, float(at), by)
-    return _created(event), [event]
+    return ENGINE.create(action, at=at, by=by, seed=seed)
 
 
-def apply(state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None) -> tuple[State, list[Event]]:
+def apply(state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None, seed: int | None = None) -> tuple[State, list[Event]]:
     """Check an action by a role at a time; return the new state and the events it adds.
 
     `version` (also accepted inside the action) is the state version the actor saw: an action
     based on an older one is refused with StaleVersion, so a double tap cannot fire twice.
     """
-    if not isinstance(action, Mapping):
-        raise MalformedAction(Msg("an action is a JSON object with a type"))
-    kind = action.get("type")
-    if not isinstance(kind, str) or kind not in HANDLERS:
-        raise MalformedAction(Msg("unknown action type {kind!r}; known: {known}", kind=kind, known=", ".join(sorted(HANDLERS))))
-    seen = action.get("version", version)
-    if seen is not None and seen != state.version:
-        raise StaleVersion(Msg("the game has moved on (version {version}, your view was {seen}): look again", version=state.version, seen=seen))
-    Role.from_str(by)
-    data = {k: v for k, v in action.items() if k not in ("type", "version")}
-    event = Event(state.version + 1, kind, data, float(at), by)
-    return _step(state, event), [event]
+    return ENGINE.apply(state, action, at=at, by=by, version=version, seed=seed)
 
 
 def fold(state: State, event: Event) -> State:
     """Apply a stored event and return the new state (the input is not changed)."""
-    if event.seq != state.version + 1:
-        raise StaleVersion(Msg("event {seq} does not follow version {version}", seq=event.seq, version=state.version))
-    return _step(state, event)
+    return ENGINE.fold(state, event)
 
 
 def replay(events: Sequence[Event]) -> State:
     """Rebuild a game from its whole log."""
-    return replay_log(events, _created, fold)
+    return ENGINE.replay(events)
+
+
+def read_ruleset(data: Mapping[str, Any], source: str = "<ruleset>") -> BattleshipRuleset:
+    """Build a Battleship ruleset from parsed ruleset data; raise RulesetError with every problem."""
+    mode_ruleset(MODE, data, source)
+    return battleship_from_dict(data, source)
+
+
+def audiences(state: State) -> list[Role]:
+    """Return the roles whose screens hear a push: the referee, the public, both players."""
+    return [Role("referee"), Role("public"), Role("player", "A"), Role("player", "B")]
+
+
+def next_deadline(state: State) -> float | None:
+    """Return when the clock must next act on the game: never, Battleship has no clock."""
+    return None
 
 
 def outcome(state: State) -> Outcome | None:
