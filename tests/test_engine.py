@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from referee.rules import MODES, airraid, battleship as bs, battleship_ai, find_mode
+from referee.rules import MODES, airraid, battleship as bs, find_mode
+from referee.rules.battleship import ai as battleship_ai
 from referee.rules.engine import SEED
 from referee.rules.errors import MalformedAction, StaleVersion
 from referee.rules.ruleset import ruleset_from_dict

@@ -649,7 +649,8 @@ def mode_ruleset(mode: str, data: Mapping[str, Any], source: str) -> None:
     head = data.get("ruleset")
     named = head.get("mode") if isinstance(head, Mapping) else None
     if named != mode:
-        raise RulesetError([(source, "ruleset.mode", f"this game takes a ruleset of mode {mode}, not {brief(named)}")])
+        article = "an" if mode[:1] in "aeiou" else "a"
+        raise RulesetError([(source, "ruleset.mode", f"this game takes {article} {mode} ruleset, not {brief(named)}")])
 
 
 def airraid_ruleset_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> AirRaidRuleset:

@@ -30,7 +30,7 @@ from werkzeug.wrappers import Response
 from referee.models import Game, Token
 from referee.resources import resource_path
 from referee.rules import battleship as bs
-from referee.rules import battleship_ai
+from referee.rules.battleship import ai as battleship_ai
 from referee.rules.errors import MalformedAction, RulesError
 from referee.rules.events import Role as RulesRole
 from referee.rules.placement import Impossible
