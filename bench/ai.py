@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from referee.rules import battleship  # noqa: E402
-from referee.rules.battleship_ai import SAMPLES, choose_shots  # noqa: E402
+from referee.rules.battleship.ai import SAMPLES, choose_shots  # noqa: E402
 from referee.rules.ruleset import load_ruleset  # noqa: E402
 from referee.rules.sea import random_sea  # noqa: E402
 from referee.rules.shots import Volley  # noqa: E402

@@ -29,6 +29,8 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from referee.models import EventRow, Game, Snapshot
+from referee.rules import modes as rules_modes
+from referee.rules.events import Event
 from referee.rules.errors import GameOver, MalformedAction, Msg
 from referee.sqlite_threads import OffloadedConnection, Runner
 
@@ -106,8 +108,9 @@ class Mode(Protocol):
         ...
 
 
-# Filled by the rules core (name -> mode); tests register fake modes here.
-MODES: dict[str, Mode] = {}
+# The rules core fills it (name -> mode); some tests add fake modes of their own.
+MODES: dict[str, Any] = rules_modes.MODES
+"""The modes a Store plays unless told otherwise: the rules core's registry (referee/rules/__init__.py)."""
 
 
 class StoreError(Exception):
@@ -333,7 +336,7 @@ class Store:
         modes: Mapping[str, Mode] | None = None,
         snapshot_every: int = 50,
     ) -> None:
-        """Bind the store to an engine; `modes` defaults to the global MODES registry."""
+        """Bind the store to an engine; `modes` defaults to the rules core's registry of modes."""
         self.engine = engine
         self.modes: Mapping[str, Mode] = MODES if modes is None else modes
         self.snapshot_every = max(1, snapshot_every)
@@ -351,10 +354,9 @@ class Store:
 
     @staticmethod
     def _event_from_dict(mode: Mode, d: dict[str, Any]) -> Any:
-        maker = getattr(mode, "event_from_dict", None)
-        if maker is None:
-            maker = mode.Event.from_dict  # type: ignore[attr-defined]
-        return maker(d)
+        # Every mode of the rules core logs the core's Event; a test's fake mode may bring its own.
+        maker = getattr(mode, "event_from_dict", None) or getattr(getattr(mode, "Event", None), "from_dict", None)
+        return (maker or Event.from_dict)(d)
 
     def _row_to_event(self, mode: Mode, row: Any) -> Any:
         return self._event_from_dict(
@@ -442,7 +444,7 @@ class Store:
         gid = game_id or new_id()
         create = getattr(mode, "create", None)
         if create is not None:
-            state, events = create(action, at=at, by=by)
+            state, events = create(action, at=at, by=by, **_seed_for(mode, "create_game"))
             events = list(events)
         else:
             first = self._event_from_dict(
@@ -525,7 +527,9 @@ class Store:
                 if game.status == ABANDONED:
                     raise GameOver(Msg("this game has expired: nobody played it for a long time"))
                 mode, state = self._state_in(conn, game)
-                new_state, events = mode.apply(state, action, at=at, by=by, **extra)
+                # The server's dice: drawn here, written into the event by the rules, so a replay rolls alike.
+                chance = _seed_for(mode, action.get("type") if isinstance(action, dict) else None)
+                new_state, events = mode.apply(state, action, at=at, by=by, **extra, **chance)
                 current = int(game.seq)
                 if not events:
                     return Result(game_id, [], state, current)
@@ -673,6 +677,13 @@ def _event_row(
         "game_id": game_id, "seq": ev.seq, "kind": ev.kind, "data": _dumps(dict(ev.data)), "at": float(ev.at),
         "by": ev.by, "batch_seq": batch_seq, "device_id": device_id, "client_id": client_id,
     }
+
+
+def _seed_for(mode: Mode, kind: Any) -> dict[str, int]:
+    """Draw the chance of an action whose kind takes one (the mode's CHANCE), as apply's `seed`."""
+    if isinstance(kind, str) and kind in getattr(mode, "CHANCE", ()):
+        return {"seed": secrets.randbits(63)}
+    return {}
 
 
 def _deadline(mode: Mode, state: Any) -> float | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from referee.rules import battleship
-from referee.rules.battleship_ai import LEVELS, choose_shots, place_fleet
+from referee.rules.battleship.ai import LEVELS, choose_shots, place_fleet
 from referee.rules.grid import Grid, Shape, Square
 from referee.rules.ruleset import load_ruleset
 from referee.rules.sea import SeaRules, Ship, ShipKind, check_fleet, random_sea

@@ -145,7 +145,8 @@ BATTLESHIP_SOURCES = [
     ROOT / "templates" / "error.html",
     ROOT / "referee" / "web" / "templates" / "home" / "index.html",
     ROOT / "referee" / "web" / "battleship.py",
-    *(ROOT / "referee" / "rules" / f"{name}.py" for name in ("battleship", "sea", "grid", "placement", "errors")),
+    *sorted((ROOT / "referee" / "rules" / "battleship").glob("*.py")),
+    *(ROOT / "referee" / "rules" / f"{name}.py" for name in ("engine", "modes", "sea", "grid", "placement", "errors")),
 ]
 
 

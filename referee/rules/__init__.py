@@ -1,4 +1,13 @@
 """The pure rules core: standard library only, no web, no database, no clock reads.
 
-Time always comes in as an argument (seconds since the epoch, as a float).
+Time always comes in as an argument (seconds since the epoch, as a float); chance as a seed the
+server draws and the event keeps. The modes the app plays are registered here.
 """
+
+from . import airraid, battleship
+from .modes import MODES, GameMode, find_mode, register
+
+register(airraid)
+register(battleship)
+
+__all__ = ["MODES", "GameMode", "find_mode", "register", "airraid", "battleship"]

@@ -7,15 +7,13 @@ import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Union
+from typing import Any, Mapping
 
 from .errors import MalformedAction, RulesetError
+from .modes import MODES
 from .grid import Grid, Shape
 from .placement import UNDECIDED, Budget
 from .sea import SeaRules, ShipKind, fleet_fit_reason, fleet_kinds
-
-if TYPE_CHECKING:
-    from .battleship import BattleshipRuleset
 
 TIE_BREAKS = ("floating_squares", "trophies")
 
@@ -631,31 +629,34 @@ def check_nesting(data: Mapping[str, Any], source: str) -> None:
         todo.extend((child, depth + 1) for child in children)
 
 
-Ruleset = Union[AirRaidRuleset, "BattleshipRuleset"]
+Ruleset = Any
+"""A ruleset of any mode (each mode's reader makes its own kind)."""
 
 
 def ruleset_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> Ruleset:
-    """Build a ruleset of whichever mode the data names."""
-    # Imported here: the Battleship module builds on this one (Problems, parse_sea_rules).
-    from .battleship import battleship_from_dict
-
+    """Build a ruleset of whichever registered mode the data names."""
     check_nesting(data, source)
     head = data.get("ruleset")
     mode = head.get("mode") if isinstance(head, Mapping) else None
-    readers: dict[str, Any] = {"airraid": airraid_from_dict, "battleship": battleship_from_dict}
-    reader = readers.get(mode) if isinstance(mode, str) else None
-    if reader is None:
-        raise RulesetError([(source, "ruleset.mode", f"unknown mode {brief(mode)} (known: {', '.join(readers)})")])
-    ruleset: Ruleset = reader(data, source)
-    return ruleset
+    if not isinstance(mode, str) or mode not in MODES:
+        raise RulesetError([(source, "ruleset.mode", f"unknown mode {brief(mode)} (known: {', '.join(MODES)})")])
+    return MODES[mode].read_ruleset(data, source)
+
+
+def mode_ruleset(mode: str, data: Mapping[str, Any], source: str) -> None:
+    """Refuse ruleset data that names another mode than the game that reads it."""
+    check_nesting(data, source)
+    head = data.get("ruleset")
+    named = head.get("mode") if isinstance(head, Mapping) else None
+    if named != mode:
+        article = "an" if mode[:1] in "aeiou" else "a"
+        raise RulesetError([(source, "ruleset.mode", f"this game takes {article} {mode} ruleset, not {brief(named)}")])
 
 
 def airraid_ruleset_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> AirRaidRuleset:
     """Build a ruleset that must be an air-raid one (the air-raid game's own reader)."""
-    ruleset = ruleset_from_dict(data, source)
-    if not isinstance(ruleset, AirRaidRuleset):
-        raise RulesetError([(source, "ruleset.mode", f"this game takes an airraid ruleset, not {ruleset.mode!r}")])
-    return ruleset
+    mode_ruleset("airraid", data, source)
+    return airraid_from_dict(data, source)
 
 
 def load_ruleset(path: str | Path) -> Ruleset:

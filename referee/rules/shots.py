@@ -2,7 +2,7 @@
 
 The Battleship rules module (`battleship.py`) writes every volley a player fired as a `Volley`
 holding only what the ruleset lets the defender reveal; the computer opponent
-(`battleship_ai.py`) reads nothing else. So the AI can never use more than a player is told.
+(`battleship/ai.py`) reads nothing else. So the AI can never use more than a player is told.
 """
 
 from __future__ import annotations

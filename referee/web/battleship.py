@@ -26,11 +26,10 @@ from sqlalchemy import Table, select
 from werkzeug.exceptions import TooManyRequests
 from werkzeug.wrappers import Response
 
-from referee import store as store_module
 from referee.models import Game, Token
 from referee.resources import resource_path
 from referee.rules import battleship as bs
-from referee.rules import battleship_ai
+from referee.rules.battleship import ai as battleship_ai
 from referee.rules.errors import MalformedAction, RulesError
 from referee.rules.events import Role as RulesRole
 from referee.rules.placement import Impossible
@@ -58,7 +57,6 @@ from referee.web.extensions import db, socketio
 from referee.web.games import join_token, load_any_state, qr_svg
 from referee.web.i18n import current_lang, say, say_all
 
-store_module.MODES.setdefault(bs.MODE, bs)
 
 log = logging.getLogger(__name__)
 bp = Blueprint("battleship", __name__)
@@ -121,8 +119,8 @@ def view_of(state: bs.State, role: str, game_id: str) -> dict[str, Any]:
 
 
 def push_roles(state: bs.State) -> list[str]:
-    """Every role that watches a Battleship game."""
-    return ["referee", "public", "player:A", "player:B"]
+    """Every role that watches a Battleship game (the rules' audiences)."""
+    return [role.to_str() for role in bs.audiences(state)]
 
 
 def load_game(game_id: str) -> bs.State:
@@ -144,35 +142,14 @@ def expired_message() -> str:
 # --- The computer opponent -------------------------------------------------------------------
 
 
-def computer_action(state: bs.State, game_id: str) -> tuple[str, dict[str, Any]] | None:
-    """Return the computer's next action (as which player), or None when it has nothing to do.
-
-    Its fleet is drawn from secret randomness (a seed the human could learn would give the fleet
-    away); the fleet itself is then in the log. Its shots are seeded by game and version, so a
-    stored game shows why the computer fired where it did.
-    """
-    rs = state.ruleset
-    grid = rs.grid()
-    for p, side in state.players.items():
-        if side.computer is None:
-            continue
-        if state.phase == "placing" and not side.placed:
-            ships = battleship_ai.place_fleet(grid, rs.sea, rs.fleet, random.Random(secrets.randbits(64)))
-            return p, {"type": "place_fleet", "player": p, "ships": [s.to_dict(grid) for s in ships]}
-        if state.phase == "playing" and state.turn == p:
-            rng = random.Random(f"{game_id}:{state.version}")
-            squares = battleship_ai.choose_shots(grid, rs.sea, rs.fleet, bs.volleys_of(state, p), bs.shots_due(state), rng, side.computer)
-            return p, {"type": "fire", "player": p, "squares": [grid.square_name(s) for s in squares]}
-    return None
-
-
 def computer_moves(game_id: str, state: bs.State) -> bs.State:
     """Play the computer's turns until a person is to act; push each to every screen."""
     for _turn in range(500):  # a whole game is at most 100 shots a side
-        step = computer_action(state, game_id)
-        if step is None:
+        player = bs.computer_due(state)
+        if player is None:
             break
-        player, action = step
+        # The computer's choice is the rules' own, from the seed the store draws for the move.
+        action = {"type": "computer_move", "player": player}
         try:
             result = db.store.execute(game_id, action, at=time.time(), by=f"player:{player}")
         except RulesError:
@@ -259,11 +236,8 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
     me = _text(body, "name", _("Player 1"))
     default_other = _("Computer") if opponent == "computer" else _("Player 2")
     them = _text(body, "opponent_name", default_other)
-    first = _text(body, "first", "coin")
-    if first == "coin":
-        # The toss is made here and written into the game's first event, where the log keeps it.
-        first = secrets.choice(bs.PLAYERS)
-    if first not in bs.PLAYERS:
+    first = _text(body, "first", bs.COIN)
+    if first not in (*bs.PLAYERS, bs.COIN):
         raise MalformedAction("first must be A, B or coin")
     action: dict[str, Any] = {"type": "create_game", "ruleset": ruleset_data(rid), "players": {"A": me, "B": them}, "first": first}
     if opponent == "computer":

@@ -19,7 +19,6 @@ from flask import Blueprint, Response, abort, current_app, jsonify, redirect, re
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Table, select
 
-from referee import store as store_module
 from referee.models import Device, EventRow, Token
 from referee.resources import resource_path
 from referee.rules import airraid
@@ -46,7 +45,6 @@ from referee.web.auth import (
 from referee.web.extensions import db
 from referee.web.i18n import current_lang, say, say_all
 
-store_module.MODES.setdefault(airraid.MODE, airraid)
 
 bp = Blueprint("games", __name__)
 devices_t = cast(Table, Device.__table__)
@@ -610,11 +608,8 @@ def api_log_csv(game_id: str) -> Any:
 
 
 def _push_roles(state: airraid.State) -> list[str]:
-    """Return the roles that see an air-raid game: referee, public, both teams, recent pilots."""
-    roles = ["referee", "public", "team:A", "team:B"]
-    for rnd in state.rounds[-2:]:
-        roles.extend(f"pilot:{o}" for o in rnd.orders)
-    return roles
+    """Return the roles that see an air-raid game (the rules' audiences)."""
+    return [role.to_str() for role in airraid.audiences(state)]
 
 
 modes.register(

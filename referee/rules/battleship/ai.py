@@ -33,9 +33,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .grid import Cells, Grid, Square
-from .sea import SeaRules, Ship, random_sea
-from .shots import Volley
+from ..grid import Cells, Grid, Square
+from ..sea import SeaRules, Ship, random_sea
+from ..shots import Volley
 
 LEVELS = ("easy", "strong")
 # Whole fleets drawn per decision (per-shot rulesets), and Metropolis steps per salvo decision.

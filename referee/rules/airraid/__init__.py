@@ -1,0 +1,86 @@
+"""The live air-raid game: rounds, orders, corridors, dogfights, bombings, as a pure event fold.
+
+The package, read top to bottom: `state` (the game's dataclasses), `corridors` (who meets whom,
+and the judges of a dogfight and a bombing), `planes` (movements, the ledger, the end of the
+game), `moves` (one handler per action, on the shared engine) and `views` (what each role may do
+and see). Its surface is the game-mode surface of `referee.rules.modes.GameMode`:
+
+- `create(action, at, by)` starts a game; `apply(state, action, at, by)` checks an action and
+  returns the new state and its events; `fold(state, event)` applies a stored event;
+  `replay(events)` rebuilds a state from a log.
+- `legal_actions(state, role)` lists what a role may do now.
+- `view_for(state, role, now)` is the only place secrets are stripped.
+- `outcome(state)` tells who won, if anyone has.
+"""
+
+from .corridors import (
+    CorridorBoard,
+    Meeting,
+    corridor_board,
+    corridor_boards,
+    due_dogfights,
+    duel_key,
+    judge_bombing,
+    judge_dogfight,
+    next_meeting,
+    waiting_bombers,
+)
+from .moves import (
+    BINDINGS,
+    BOUND_FIELDS,
+    CHANCE,
+    ENGINE,
+    HANDLERS,
+    apply,
+    audiences,
+    create,
+    fold,
+    next_deadline,
+    order_problems,
+    order_serial,
+    orders_shown_to,
+    outcome,
+    read_ruleset,
+    replay,
+    state_from_dict,
+    state_to_dict,
+)
+from .planes import ledger, ledger_balances
+from .state import (
+    BOMBER,
+    FIGHTER,
+    IN_AIR,
+    MAX_NAME,
+    MODE,
+    PLANE_KINDS,
+    TEAMS,
+    Bombing,
+    DuelResult,
+    Order,
+    Outcome,
+    Report,
+    Round,
+    State,
+    Team,
+    Timer,
+    Trophy,
+    other,
+)
+from .views import (
+    PUBLIC_NOTES,
+    _log_view,
+    _note_view,
+    legal_actions,
+    order_options,
+    view_for,
+)
+
+__all__ = [
+    "BINDINGS", "BOMBER", "BOUND_FIELDS", "CHANCE", "ENGINE", "FIGHTER", "HANDLERS", "IN_AIR", "MAX_NAME", "MODE",
+    "PLANE_KINDS", "PUBLIC_NOTES", "TEAMS", "Bombing", "CorridorBoard", "DuelResult", "Meeting", "Order", "Outcome",
+    "Report", "Round", "State", "Team", "Timer", "Trophy", "_log_view", "_note_view", "apply", "audiences", "corridor_board",
+    "corridor_boards", "create", "due_dogfights", "duel_key", "fold", "judge_bombing", "judge_dogfight", "ledger",
+    "ledger_balances", "legal_actions", "next_deadline", "next_meeting", "order_options", "order_problems",
+    "order_serial", "orders_shown_to", "other", "outcome", "read_ruleset", "replay", "state_from_dict",
+    "state_to_dict", "view_for", "waiting_bombers",
+]

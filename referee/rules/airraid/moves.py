@@ -1,0 +1,905 @@
+"""The air raid's moves: one handler per action, each checking fully before it changes anything."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any, Callable, Mapping, Sequence
+
+from ..engine import Engine, Fields, Rules, effective_voids
+from ..errors import (
+    GameOver,
+    IllegalAction,
+    MalformedAction,
+    Msg,
+    NotYourTurn,
+    RulesError,
+    join_msgs,
+)
+from ..events import (
+    JSON,
+    Event,
+    Role,
+    log_state_from_dict,
+    log_state_to_dict,
+    parse_throws,
+)
+from ..grid import Square
+from ..placement import UNDECIDED
+from ..ruleset import AirRaidRuleset, airraid_ruleset_from_dict
+from ..sea import Ship, check_fleet, fleet_fit_reason, ship_labels
+from .corridors import (
+    corridor_board,
+    duel_key,
+    judge_bombing,
+    judge_dogfight,
+    next_meeting,
+    waiting_bombers,
+)
+from .planes import (
+    _after_corridor,
+    _check_fleets,
+    _decide_by_tie_breaks,
+    _end,
+    _land,
+    _note,
+    _shoot_down,
+    _sink_if_done,
+)
+from .state import (
+    _COLOUR,
+    BOMBER,
+    FIGHTER,
+    IN_AIR,
+    MAX_NAME,
+    MODE,
+    PLANE_KINDS,
+    TEAMS,
+    Bombing,
+    DuelResult,
+    Order,
+    Outcome,
+    Report,
+    Round,
+    State,
+    Team,
+    Timer,
+    other,
+)
+
+# --- Helpers for checking action data --------------------------------------------------------
+
+
+def _team_field(f: Fields) -> str:
+    team = f.data.get("team")
+    if team not in TEAMS:
+        raise MalformedAction(Msg('team must be A or B, not {team!r}', team=team))
+    return str(team)
+
+
+def _require(role: Role, *allowed: str, team: str | None = None) -> None:
+    """Refuse unless the role is the referee or (when allowed) the given team's base."""
+    if role.kind == "referee":
+        return
+    if "team" in allowed and role.kind == "team" and (team is None or role.subject == team):
+        return
+    if "clock" in allowed and role.kind == "clock":
+        return
+    if allowed == ("referee",):
+        raise NotYourTurn(Msg("only the referee may do this"))
+    raise NotYourTurn(Msg("only the referee or that team may do this"))
+
+
+def _players(value: Any, key: str, most: int) -> list[str]:
+    """Read a roster of at most `most` distinct names; the length is checked before any name."""
+    if not isinstance(value, list) or not value:
+        raise MalformedAction(Msg('{key} must be a list of player names', key=key))
+    if len(value) > most:
+        # Checked first: a list of 40,000 names must cost nothing, inside the write lock above all.
+        raise MalformedAction(Msg('{key}: a team has at most {most} players, not {count}', key=key, most=most, count=len(value)))
+    names: list[str] = []
+    seen: set[str] = set()
+    for name in value:
+        if not isinstance(name, str) or not name.strip():
+            raise MalformedAction(Msg('{key}: every player needs a name', key=key))
+        if len(name) > 4 * MAX_NAME or len(name.strip()) > MAX_NAME:
+            raise MalformedAction(Msg('{key}: the name {name!r}… is longer than {MAX_NAME} characters', key=key, name=name.strip()[:20], MAX_NAME=MAX_NAME))
+        folded = name.strip().casefold()
+        if folded in seen:
+            raise MalformedAction(Msg('{key}: two players are called {name!r}', key=key, name=name.strip()))
+        seen.add(folded)
+        names.append(name.strip())
+    return names
+
+
+# --- Which orders a role may name ------------------------------------------------------------
+
+
+def orders_shown_to(state: State, role: Role) -> frozenset[str] | None:
+    """Return the ids of the orders a role's view shows it; None for the referee, who sees all.
+
+    A team is shown its own orders, the enemy planes its planes fly to meet next and the enemy
+    bombers waiting at its base; a pilot its own order and the plane it meets next. An action
+    may name only these orders. Order ids are easy to guess (1B1, 1B2, ...): a refusal that
+    looked the order up first would tell whether it exists, its kind and its corridor.
+    """
+    if role.kind in ("referee", "clock"):
+        return None
+    shown: set[str] = set()
+    flying: list[Order] = []
+    if role.kind == "team" and role.subject in TEAMS:
+        team = role.subject
+        for rnd in state.rounds:
+            shown.update(o.id for o in rnd.orders.values() if o.team == team)
+        if state.round is not None:
+            flying = [o for o in state.round.orders.values() if o.team == team]
+        shown.update(o.id for o in waiting_bombers(state, team))
+    elif role.kind == "pilot":
+        order = state.order(role.subject)
+        if order is not None:
+            shown.add(order.id)
+            flying = [order]
+    for order in flying:
+        meeting = next_meeting(state, order)
+        if meeting is not None:
+            shown.update((meeting.a, meeting.b))
+    return frozenset(shown)
+
+
+def _named_order(state: State, rnd: Round, order_id: str, role: Role) -> Order:
+    """Find an order an action names, refusing alike every order the role is not shown."""
+    shown = orders_shown_to(state, role)
+    if shown is not None and order_id not in shown:
+        # One answer whether the order exists or not: no label, corridor, kind or count.
+        raise IllegalAction(Msg("you can act only on your own planes and on the enemy planes your screen shows"))
+    order = rnd.orders.get(order_id)
+    if order is None:
+        raise IllegalAction(Msg('no order {order_id} in round {number}', order_id=order_id, number=rnd.number))
+    return order
+
+
+# --- Event handlers: each checks fully, then changes the state --------------------------------
+
+Handler = Callable[[State, Event, Role], "Mapping[str, Any] | None"]
+"""A handler checks an event fully, then changes the state.
+
+What it returns are its bindings: values it chose when the event was first accepted (a new
+order's id, a take-off position, the bomber an announcement by square was matched to). They
+are written into the stored event, so that a replay, after a void above all, applies the
+event to the same planes instead of choosing again.
+"""
+HANDLERS: dict[str, Handler] = {}
+
+BINDINGS: dict[str, frozenset[str]] = {"add_order": frozenset({"id", "position"}), "announce_bombing": frozenset({"order"})}
+"""The fields a handler may bind into the event of each kind of action."""
+BOUND_FIELDS: dict[str, frozenset[str]] = {"add_order": frozenset({"id"})}
+CHANCE: frozenset[str] = frozenset()
+"""The kinds of action that take a seed from the server: none, the air raid's chance is played by hand."""
+"""Fields that only the rules write into an event (as bindings): an action may not send them."""
+
+
+def handler(kind: str) -> Callable[[Handler], Handler]:
+    """Register the handler of one event kind."""
+
+    def register(fn: Handler) -> Handler:
+        HANDLERS[kind] = fn
+        return fn
+
+    return register
+
+
+def _setup_game(action: Mapping[str, Any]) -> State:
+    f = Fields(action, ("ruleset", "teams", "sea_size", "round_seconds"))
+    raw = action.get("ruleset")
+    if not isinstance(raw, Mapping):
+        raise MalformedAction(Msg("ruleset must be the ruleset's data (a parsed ruleset file)"))
+    try:
+        ruleset = airraid_ruleset_from_dict(raw)
+    except RulesError as exc:
+        raise MalformedAction(Msg('the ruleset is broken: {message}', message=exc.message)) from exc
+    except Exception as exc:  # a RulesetError lists every problem
+        raise MalformedAction(Msg('the ruleset is broken: {exc}', exc=exc)) from exc
+    teams_data = action.get("teams")
+    if not isinstance(teams_data, list) or len(teams_data) != 2:
+        raise MalformedAction(Msg('teams must list exactly two teams'))
+    players = []
+    for i, t in enumerate(teams_data):
+        if not isinstance(t, Mapping):
+            raise MalformedAction(Msg('teams[{i}] must be an object with name, colour and players', i=i))
+        tf = Fields(t, ("name", "colour", "players"))
+        tf.text("name", limit=MAX_NAME)
+        tf.text("colour", optional=True, limit=20)
+        names = _players(t.get("players"), f"teams[{i}].players", ruleset.max_players)
+        if not ruleset.min_players <= len(names) <= ruleset.max_players:
+            raise IllegalAction(
+                Msg('{t} has {len} players; this ruleset takes {min_players} to {max_players}', t=t['name'], len=len(names), min_players=ruleset.min_players, max_players=ruleset.max_players)
+            )
+        players.append(names)
+    if teams_data[0]["name"].strip().casefold() == teams_data[1]["name"].strip().casefold():
+        raise MalformedAction(Msg('the two teams need different names'))
+    row = ruleset.sea_size_for(max(len(p) for p in players))
+    size = f.integer("sea_size", optional=True, low=2, high=26) or row.size
+    if size != row.size:
+        reason = fleet_fit_reason(size, ruleset.sea, row.fleet)
+        if reason == UNDECIDED:
+            raise IllegalAction(UNDECIDED)
+        if reason:
+            raise IllegalAction(Msg('a {size}×{size} sea cannot hold the fleet: {reason}', size=size, reason=reason))
+    seconds = f.integer("round_seconds", optional=True, low=10, high=3600) or ruleset.round_seconds
+    teams = {}
+    for team_id, t, names in zip(TEAMS, teams_data, players):
+        colour = str(t.get("colour") or ("#0072B2" if team_id == "A" else "#E69F00"))
+        if not _COLOUR.match(colour):
+            raise MalformedAction(Msg('a team colour is written like #0072B2, not {colour!r}', colour=colour))
+        teams[team_id] = Team(team_id, t["name"].strip(), colour, names, size, row.fleet)
+    return State(dict(raw), teams, seconds, ruleset=ruleset)
+
+
+@handler("set_players")
+def _set_players(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("team", "players"))
+    team = _team_field(f)
+    _require(role, "referee", "team", team=team)
+    rs = state.ruleset
+    names = _players(event.data.get("players"), "players", rs.max_players)
+    if not rs.min_players <= len(names) <= rs.max_players:
+        raise IllegalAction(Msg('a team has {min_players} to {max_players} players, not {len}', min_players=rs.min_players, max_players=rs.max_players, len=len(names)))
+    rnd = state.round
+    if rnd is not None and rnd.phase != "closed":
+        flying = {o.pilot for o in rnd.orders.values() if o.team == team}
+        flying |= {rnd.defenders[team]} if team in rnd.defenders else set()
+        missing = sorted(flying - set(names))
+        if missing:
+            raise IllegalAction(Msg('{missing} has a part in this round: take them off it first', missing=missing[0]))
+    state.teams[team].players = names
+
+
+@handler("lock_sea")
+def _lock_sea(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("team", "ships"))
+    team_id = _team_field(f)
+    _require(role, "referee", "team", team=team_id)
+    if state.phase != "setup":
+        raise IllegalAction(Msg('the game has started: seas no longer change'))
+    team = state.teams[team_id]
+    if team.locked:
+        raise IllegalAction(Msg("{name}'s sea is already locked", name=team.name))
+    grid = state.grid(team_id)
+    raw = event.data.get("ships")
+    if not isinstance(raw, list) or len(raw) > 26:
+        raise MalformedAction(Msg("ships must be a list of the fleet's ships"))
+    ships = []
+    for i, item in enumerate(raw):
+        ship = Ship.from_dict(item, grid)
+        ships.append(Ship(ship.id or chr(ord("A") + i), ship.kind, ship.squares))
+    problems = check_fleet(grid, state.ruleset.sea, team.fleet, ships)
+    if problems:
+        raise IllegalAction(join_msgs([p.message for p in problems]))
+    team.ships = ships
+    team.locked = True
+    kinds = state.ruleset.sea.kinds
+    team.stock = {s.id: {FIGHTER: kinds[s.kind].fighters, BOMBER: kinds[s.kind].bombers} for s in ships}
+    team.start_planes = {k: sum(st[k] for st in team.stock.values()) for k in PLANE_KINDS}
+    _note(state, event.seq, type="sea_locked", team=team_id)
+
+
+@handler("unlock_sea")
+def _unlock_sea(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("team",))
+    team_id = _team_field(f)
+    _require(role, "referee", "team", team=team_id)
+    if state.phase != "setup":
+        raise IllegalAction(Msg('the game has started: seas no longer change'))
+    team = state.teams[team_id]
+    if not team.locked:
+        raise IllegalAction(Msg("{name}'s sea is not locked", name=team.name))
+    team.locked = False
+    team.ships = []
+    team.stock = {}
+    team.start_planes = {FIGHTER: 0, BOMBER: 0}
+
+
+@handler("start_game")
+def _start_game(state: State, event: Event, role: Role) -> None:
+    Fields(event.data, ())
+    _require(role, "referee")
+    if state.phase != "setup":
+        raise IllegalAction(Msg('the game has already started'))
+    unlocked = [state.teams[t].name for t in TEAMS if not state.teams[t].locked]
+    if unlocked:
+        raise IllegalAction(Msg('both seas must be locked first; waiting for {join}', join=' and '.join(unlocked)))
+    state.phase = "playing"
+    state.rounds.append(Round(1, Timer(state.round_seconds)))
+    _note(state, event.seq, type="game_started")
+
+
+def _planning(state: State) -> Round:
+    rnd = state.round
+    if rnd is None or state.phase != "playing":
+        raise IllegalAction(Msg('the game has not started'))
+    if rnd.phase != "planning":
+        raise IllegalAction(Msg('round {number} has started: orders are locked', number=rnd.number))
+    return rnd
+
+
+def _pilot_name(state: State, team: str, f: Fields, key: str = "pilot") -> str:
+    name = f.text(key, limit=MAX_NAME)
+    for player in state.teams[team].players:
+        if player.casefold() == name.casefold():
+            return player
+    raise IllegalAction(Msg("{name} is not on {name2}'s roster", name=name, name2=state.teams[team].name))
+
+
+@handler("set_defender")
+def _set_defender(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("team", "pilot"))
+    team = _team_field(f)
+    _require(role, "referee", "team", team=team)
+    rnd = _planning(state)
+    name = _pilot_name(state, team, f)
+    if any(o.team == team and o.pilot == name for o in rnd.orders.values()):
+        raise IllegalAction(Msg('{name} already flies this round; the defender stays at base', name=name))
+    rnd.defenders[team] = name
+
+
+def order_problems(state: State, team: str, pilot: str, kind: str, ship_id: str, corridor: str, position: int | None, target: Square | None, replacing: str | None = None) -> list[str]:
+    """Return every reason an order may not be written now (empty when it may)."""
+    rnd = state.round
+    assert rnd is not None
+    rs = state.ruleset
+    t = state.teams[team]
+    problems: list[str] = []
+    others = [o for o in rnd.orders.values() if o.team == team and o.id != replacing]
+    if rnd.defenders.get(team) == pilot:
+        problems.append(Msg("{pilot} is this round's defender and stays at base", pilot=pilot))
+    if any(o.pilot == pilot for o in others):
+        problems.append(Msg('{pilot} already flies this round', pilot=pilot))
+    ship = t.ship(ship_id)
+    if ship is None:
+        problems.append(Msg('{name} has no ship {ship_id}', name=t.name, ship_id=ship_id))
+    elif ship_id in t.sunk:
+        problems.append(Msg('the {ship_labels} has sunk', ship_labels=ship_labels(rs.sea, t.ships)[ship_id]))
+    else:
+        used = sum(1 for o in others if o.ship == ship_id and o.kind == kind)
+        if t.stock[ship_id][kind] - used <= 0:
+            problems.append(Msg('the {ship_labels} has no {kind} left', ship_labels=ship_labels(rs.sea, t.ships)[ship_id], kind=kind))
+    if corridor not in rs.corridors:
+        problems.append(Msg('there is no {corridor} corridor', corridor=corridor))
+    else:
+        in_corridor = [o for o in others if o.corridor == corridor]
+        if len(in_corridor) >= rs.corridor_limit:
+            problems.append(Msg('the {corridor} corridor already has {corridor_limit} planes, its limit', corridor=corridor, corridor_limit=rs.corridor_limit))
+        if position is not None:
+            if not 1 <= position <= rs.corridor_limit:
+                problems.append(Msg('take-off position is 1 to {corridor_limit}, not {position}', corridor_limit=rs.corridor_limit, position=position))
+            elif any(o.position == position for o in in_corridor):
+                problems.append(Msg('position {position} in the {corridor} corridor is taken', position=position, corridor=corridor))
+    if kind == FIGHTER and target is not None:
+        problems.append("a fighter has no target square")
+    if kind == BOMBER and target is None:
+        problems.append("a bomber needs a target square")
+    return problems
+
+
+def _parse_order(state: State, event: Event, role: Role, allowed: tuple[str, ...]) -> tuple[str, str, str, str, str, int | None, Square | None, Fields]:
+    f = Fields(event.data, allowed)
+    team = _team_field(f)
+    _require(role, "referee", "team", team=team)
+    _planning(state)
+    pilot = _pilot_name(state, team, f)
+    kind = f.choice("kind", PLANE_KINDS)
+    assert kind is not None
+    ship = f.text("ship", limit=4).upper()
+    corridor = f.text("corridor", limit=40)
+    position = f.integer("position", optional=True, low=1, high=99)
+    target_text = event.data.get("target")
+    target = None
+    if target_text not in (None, ""):
+        target = state.grid(other(team)).parse_square(target_text)
+    return team, pilot, kind, ship, corridor, position, target, f
+
+
+_ORDER_ID = re.compile(r"^([1-9][0-9]{0,5})([AB])([1-9][0-9]{0,5})$")
+
+
+def order_serial(order_id: str, round_number: int, team: str) -> int | None:
+    """Return the counter of an order id like "2A3" if it is of that round and team, else None."""
+    m = _ORDER_ID.match(order_id)
+    if m is None or int(m.group(1)) != round_number or m.group(2) != team:
+        return None
+    return int(m.group(3))
+
+
+def _reserve(state: State, event: Event) -> None:
+    """Keep an id given by an event that no longer applies (voided or skipped): ids are never reused."""
+    rnd = state.round
+    order_id, team = event.data.get("id"), event.data.get("team")
+    if event.kind != "add_order" or rnd is None or not isinstance(order_id, str) or not isinstance(team, str):
+        return
+    serial = order_serial(order_id, rnd.number, team)
+    if serial is not None:
+        rnd.serial[team] = max(rnd.serial.get(team, 0), serial)
+
+
+@handler("add_order")
+def _add_order(state: State, event: Event, role: Role) -> Mapping[str, Any]:
+    team, pilot, kind, ship, corridor, position, target, f = _parse_order(
+        state, event, role, ("team", "pilot", "kind", "ship", "corridor", "position", "target", "id")
+    )
+    problems = order_problems(state, team, pilot, kind, ship, corridor, position, target)
+    if problems:
+        raise IllegalAction(join_msgs(problems))
+    rnd = state.round
+    assert rnd is not None
+    if position is None:
+        taken = {o.position for o in rnd.orders.values() if o.team == team and o.corridor == corridor}
+        position = min(p for p in range(1, state.ruleset.corridor_limit + 1) if p not in taken)
+    if "id" in event.data:
+        # A stored event names the order it made: a replay after a void gives it the same id.
+        order_id = f.text("id", limit=20)
+        serial = order_serial(order_id, rnd.number, team)
+        if serial is None or state.order(order_id) is not None:
+            raise IllegalAction(Msg('order {order_id} cannot be made again in round {number}', order_id=order_id, number=rnd.number))
+    else:
+        serial = rnd.serial.get(team, 0) + 1
+        order_id = f"{rnd.number}{team}{serial}"
+    rnd.serial[team] = max(rnd.serial.get(team, 0), serial)
+    rnd.orders[order_id] = Order(order_id, rnd.number, team, pilot, kind, ship, corridor, position, target)
+    _note(state, event.seq, type="order_added", team=team, order=order_id)
+    return {"id": order_id, "position": position}
+
+
+@handler("remove_order")
+def _remove_order(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("order",))
+    order_id = f.text("order", limit=20)
+    _require(role, "referee", "team")
+    rnd = _planning(state)
+    order = _named_order(state, rnd, order_id, role)
+    _require(role, "referee", "team", team=order.team)
+    del rnd.orders[order_id]
+    _note(state, event.seq, type="order_removed", team=order.team, order=order_id)
+
+
+@handler("start_round")
+def _start_round(state: State, event: Event, role: Role) -> None:
+    Fields(event.data, ())
+    _require(role, "referee")
+    rnd = _planning(state)
+    missing = [state.teams[t].name for t in TEAMS if t not in rnd.defenders]
+    if missing:
+        raise IllegalAction(Msg("every team needs this round's defender; missing for {join}", join=' and '.join(missing)))
+    rnd.phase = "airborne"
+    rnd.timer.started_at = event.at
+    rnd.timer.deadline = event.at + rnd.timer.seconds
+    for order in rnd.orders.values():
+        state.teams[order.team].stock[order.ship][order.kind] -= 1
+        order.status = "airborne"
+    _note(state, event.seq, type="round_started", round=rnd.number, deadline=rnd.timer.deadline)
+    for corridor in state.ruleset.corridors:
+        _after_corridor(state, rnd, corridor, event.seq)
+
+
+def _airborne(state: State) -> Round:
+    rnd = state.round
+    if state.phase == "over":
+        raise GameOver(Msg('the game is over'))
+    if rnd is None or state.phase != "playing" or rnd.phase != "airborne":
+        raise IllegalAction(Msg('no round is in the air'))
+    return rnd
+
+
+def _dogfight_from(state: State, event: Event, role: Role) -> tuple[Round, Order, Order, DuelResult]:
+    """Check a reported dogfight against the meeting order and judge it."""
+    f = Fields(event.data, ("a", "b", "throws", "choice"))
+    throws = parse_throws(event.data.get("throws"), ("A", "B"))
+    choice = f.choice("choice", ("pass", "continue"), optional=True)
+    rnd = _airborne(state)
+    a_id, b_id = f.text("a", limit=20), f.text("b", limit=20)
+    # Who may report is settled by the ids as sent, before either order is looked up.
+    if role.kind != "referee" and not (role.kind == "pilot" and role.subject in (a_id, b_id)):
+        raise NotYourTurn(Msg('only the two pilots of a dogfight, or the referee, report it'))
+    first = _named_order(state, rnd, a_id, role)
+    second = _named_order(state, rnd, b_id, role)
+    if first.team == second.team:
+        raise IllegalAction(Msg('{label} and {label2} fly for the same team', label=first.label(), label2=second.label()))
+    a, b = (first, second) if first.team == "A" else (second, first)
+    if a.corridor != b.corridor:
+        raise IllegalAction(Msg('{label} flies the {corridor} corridor and {label2} the {corridor2}: they never meet', label=a.label(), corridor=a.corridor, label2=b.label(), corridor2=b.corridor))
+    board = corridor_board(rnd, a.corridor)
+    meeting = board.meeting(a.id, b.id)
+    if meeting is None:
+        raise IllegalAction(Msg('{label} and {label2} are not in the air', label=a.label(), label2=b.label()))
+    if meeting.status == "done":
+        raise IllegalAction(Msg('the dogfight of {label} and {label2} in the {corridor} corridor is already decided', label=a.label(), label2=b.label(), corridor=a.corridor))
+    if meeting.status == "never":
+        raise IllegalAction(Msg('{label} never meets {label2}: {reason}', label=a.label(), label2=b.label(), reason=meeting.reason))
+    if meeting.status == "waiting":
+        raise IllegalAction(Msg('{label} cannot meet {label2} yet: {reason}', label=a.label(), label2=b.label(), reason=meeting.reason))
+    loser, passed = judge_dogfight(a.kind, b.kind, throws, choice)
+    shot = a.id if loser == "A" else b.id if loser == "B" else None
+    result = DuelResult(a.corridor, a.id, b.id, throws, choice, passed, shot, event.seq, event.by)
+    return rnd, a, b, result
+
+
+def _same_result(x: DuelResult, y: DuelResult) -> bool:
+    return x.shot_down == y.shot_down and x.passed == y.passed and x.choice == y.choice
+
+
+def _resolve_dogfight(state: State, rnd: Round, a: Order, b: Order, result: DuelResult, seq: int, at: float) -> None:
+    key = duel_key(a.corridor, a.id, b.id)
+    rnd.duels[key] = result
+    rnd.reports.pop(key, None)
+    rnd.conflicts.pop(key, None)
+    _note(state, seq, type="dogfight", corridor=a.corridor, a=a.id, b=b.id, a_label=a.label(), b_label=b.label(), shot_down=result.shot_down, passed=result.passed)
+    if result.shot_down:
+        loser, winner = (a, b) if result.shot_down == a.id else (b, a)
+        _shoot_down(state, loser, winner.team, winner.pilot, seq)
+    _after_corridor(state, rnd, a.corridor, seq)
+    _check_fleets(state, seq, at, round_closed=False)
+
+
+@handler("report_dogfight")
+def _report_dogfight(state: State, event: Event, role: Role) -> None:
+    rnd, a, b, result = _dogfight_from(state, event, role)
+    if role.kind == "referee":
+        _resolve_dogfight(state, rnd, a, b, result, event.seq, event.at)
+        return None
+    key = duel_key(a.corridor, a.id, b.id)
+    pending = rnd.reports.get(key, [])
+    if any(r.by == role.to_str() for r in pending):
+        raise IllegalAction(Msg('you have already reported this dogfight; the other pilot or the referee confirms it'))
+    report = Report(role.to_str(), event.seq, result)
+    agreeing = [r for r in pending if _same_result(r.result, result)]
+    if agreeing:
+        _resolve_dogfight(state, rnd, a, b, agreeing[0].result, event.seq, event.at)
+        return None
+    rnd.reports.setdefault(key, []).append(report)
+    if len(rnd.reports[key]) > 1:
+        rnd.conflicts[key] = list(rnd.reports[key])
+        _note(state, event.seq, type="conflict", corridor=a.corridor, a=a.id, b=b.id)
+    else:
+        _note(state, event.seq, type="reported", corridor=a.corridor, a=a.id, b=b.id, by=role.to_str())
+
+
+@handler("confirm_dogfight")
+def _confirm_dogfight(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("a", "b"))
+    rnd = _airborne(state)
+    a_id, b_id = f.text("a", limit=20), f.text("b", limit=20)
+    if role.kind != "referee" and not (role.kind == "pilot" and role.subject in (a_id, b_id)):
+        raise NotYourTurn(Msg('only the other pilot or the referee confirms a dogfight'))
+    first = _named_order(state, rnd, a_id, role)
+    second = _named_order(state, rnd, b_id, role)
+    if first.team == second.team:
+        raise IllegalAction(Msg('no such dogfight in this round'))
+    a, b = (first, second) if first.team == "A" else (second, first)
+    key = duel_key(a.corridor, a.id, b.id)
+    pending = rnd.reports.get(key)
+    if not pending:
+        raise IllegalAction(Msg('nobody has reported the dogfight of {label} and {label2}', label=a.label(), label2=b.label()))
+    if key in rnd.conflicts:
+        raise IllegalAction(Msg("the pilots' reports contradict each other: the referee enters the result"))
+    if role.to_str() == pending[0].by:
+        raise IllegalAction(Msg('the other pilot or the referee confirms your report, not you'))
+    _resolve_dogfight(state, rnd, a, b, pending[0].result, event.seq, event.at)
+
+
+def _waiting_bomber(state: State, rnd: Round, f: Fields, role: Role) -> tuple[Order, bool]:
+    """Find the bomber a bombing action is about; say whether it was matched by its target square."""
+    _require(role, "referee", "team")
+    order_id = f.data.get("order")
+    target_text = f.data.get("target")
+    matched = False
+    if order_id is not None:
+        order = _named_order(state, rnd, f.text("order", limit=20), role)
+        if target_text is not None:
+            # An announcement by square, stored with the bomber it was matched to: it stays that one.
+            square = state.grid(other(order.team)).parse_square(target_text)
+            if order.target != square:
+                raise IllegalAction(Msg('no bomber is waiting at the base with target {square_name}', square_name=state.grid(other(order.team)).square_name(square)))
+    elif target_text is not None:
+        defender = role.subject if role.kind == "team" else f.data.get("team")
+        if defender not in TEAMS:
+            raise MalformedAction(Msg("say which team's sea is bombed (team)"))
+        square = state.grid(str(defender)).parse_square(target_text)
+        waiting = [o for o in rnd.orders.values() if o.team == other(str(defender)) and o.status == "bombing" and o.target == square and o.id not in rnd.bombings]
+        if not waiting:
+            raise IllegalAction(Msg('no bomber is waiting at the base with target {square_name}', square_name=state.grid(str(defender)).square_name(square)))
+        order = min(waiting, key=lambda o: (o.corridor, o.position))
+        matched = True
+    else:
+        raise MalformedAction(Msg("give the bomber's order (scan its slip) or its target square"))
+    if order.kind != BOMBER:
+        raise IllegalAction(Msg('{label} is a fighter: fighters do not bomb', label=order.label()))
+    if order.status == "airborne":
+        raise IllegalAction(Msg('{label} has not flown through the {corridor} corridor yet', label=order.label(), corridor=order.corridor))
+    if order.status != "bombing":
+        raise IllegalAction(Msg('{label} is {replace}: it cannot bomb', label=order.label(), replace=order.status.replace('_', ' ')))
+    _require(role, "referee", "team", team=other(order.team))
+    return order, matched
+
+
+@handler("announce_bombing")
+def _announce_bombing(state: State, event: Event, role: Role) -> Mapping[str, Any] | None:
+    f = Fields(event.data, ("order", "target", "team"))
+    rnd = _airborne(state)
+    order, matched = _waiting_bomber(state, rnd, f, role)
+    if order.id in rnd.bombings:
+        raise IllegalAction(Msg("{label}'s bombing is already announced: {answer}", label=order.label(), answer=rnd.bombings[order.id].answer))
+    assert order.target is not None
+    defender = state.teams[other(order.team)]
+    ship = next((s for s in defender.ships if order.target in s.squares), None)
+    name = state.grid(defender.id).square_name(order.target)
+    if ship is None:
+        answer = "water"
+    elif order.target in defender.hits or ship.id in defender.sunk:
+        answer = "already_hit"
+    else:
+        answer = "fight"
+    rnd.bombings[order.id] = Bombing(order.id, order.target, answer, ship.id if ship else None, event.seq)
+    _note(state, event.seq, type="bombing", team=defender.id, order=order.id, label=order.label(), square=name, answer=answer)
+    if answer != "fight":
+        rnd.bombings[order.id].result = answer
+        if answer == "water":
+            defender.shots.setdefault(name, "water")
+        _land(state, order, event.seq)
+        _check_fleets(state, event.seq, event.at, round_closed=False)
+    return {"order": order.id} if matched else None
+
+
+@handler("report_bombing")
+def _report_bombing(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("order", "throws", "choice"))
+    rnd = _airborne(state)
+    order, _ = _waiting_bomber(state, rnd, f, role)
+    bombing = rnd.bombings.get(order.id)
+    if bombing is None:
+        raise IllegalAction(Msg("announce {label}'s bombing first: the sea answers water, fight or already hit", label=order.label()))
+    if bombing.answer != "fight" or bombing.result is not None:
+        raise IllegalAction(Msg("{label}'s bombing is over: {value}", label=order.label(), value=bombing.result or bombing.answer))
+    throws = parse_throws(event.data.get("throws"), ("bomber", "ship"))
+    choice = f.choice("choice", ("leave", "continue"), optional=True)
+    result = judge_bombing(throws, choice)
+    bombing.throws, bombing.choice, bombing.result = throws, choice, result
+    defender = state.teams[other(order.team)]
+    grid = state.grid(defender.id)
+    name = grid.square_name(bombing.target)
+    _note(state, event.seq, type="bombing_result", team=defender.id, order=order.id, label=order.label(), square=name, result=result)
+    if result == "hit":
+        defender.hits.add(bombing.target)
+        defender.shots[name] = "hit"
+        ship = defender.ship(bombing.ship or "")
+        assert ship is not None
+        _note(state, event.seq, type="hit", team=defender.id, square=name, ship=ship.id)
+        _sink_if_done(state, defender, ship, event.seq)
+        _land(state, order, event.seq)
+    elif result == "left":
+        _land(state, order, event.seq)
+    else:
+        ship_label = ship_labels(state.ruleset.sea, defender.ships)[bombing.ship or ""]
+        _shoot_down(state, order, defender.id, f"ship:{ship_label}", event.seq)
+    _check_fleets(state, event.seq, event.at, round_closed=False)
+
+
+@handler("pause_timer")
+def _pause(state: State, event: Event, role: Role) -> None:
+    Fields(event.data, ())
+    _require(role, "referee")
+    rnd = _airborne(state)
+    if not rnd.timer.running:
+        raise IllegalAction(Msg('the clock is already paused'))
+    rnd.timer.remaining = rnd.timer.left(event.at)
+    rnd.timer.deadline = None
+    _note(state, event.seq, type="timer", running=False, remaining=rnd.timer.remaining)
+
+
+@handler("resume_timer")
+def _resume(state: State, event: Event, role: Role) -> None:
+    Fields(event.data, ())
+    _require(role, "referee")
+    rnd = _airborne(state)
+    if rnd.timer.running:
+        raise IllegalAction(Msg('the clock is already running'))
+    rnd.timer.deadline = event.at + (rnd.timer.remaining or 0.0)
+    rnd.timer.remaining = None
+    _note(state, event.seq, type="timer", running=True, deadline=rnd.timer.deadline)
+
+
+@handler("adjust_timer")
+def _adjust(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("seconds",))
+    _require(role, "referee")
+    rnd = _airborne(state)
+    delta = f.number("seconds", low=-3600, high=3600)
+    left = rnd.timer.left(event.at)
+    if left + delta < 0:
+        raise IllegalAction(Msg('only {left:.0f} s are left: end the round instead', left=left))
+    if rnd.timer.deadline is not None:
+        rnd.timer.deadline += delta
+    else:
+        rnd.timer.remaining = left + delta
+    _note(state, event.seq, type="timer", running=rnd.timer.running, deadline=rnd.timer.deadline, remaining=rnd.timer.remaining)
+
+
+@handler("end_round")
+def _end_round(state: State, event: Event, role: Role) -> None:
+    Fields(event.data, ())
+    _require(role, "referee", "clock")
+    rnd = _airborne(state)
+    if role.kind == "clock" and (rnd.timer.deadline is None or event.at < rnd.timer.deadline):
+        raise IllegalAction(Msg("the round's time is not up"))
+    rnd.phase = "closed"
+    rnd.timer.ended_at = event.at
+    rnd.timer.remaining = rnd.timer.left(event.at)
+    rnd.timer.deadline = None
+    rnd.reports.clear()
+    rnd.conflicts.clear()
+    for order in rnd.orders.values():
+        if order.status in IN_AIR:
+            # A plane still out when the round ends goes home; its sortie is over.
+            _land(state, order, event.seq)
+    _note(state, event.seq, type="round_ended", round=rnd.number)
+    _check_fleets(state, event.seq, event.at, round_closed=True)
+    if state.phase == "playing" and state.ruleset.round_limit and rnd.number >= state.ruleset.round_limit:
+        _decide_by_tie_breaks(state, "round_limit", event.seq, Msg("the limit of {rounds} rounds is reached", rounds=rnd.number), event.at)
+    if state.phase == "playing":
+        state.rounds.append(Round(rnd.number + 1, Timer(state.round_seconds)))
+
+
+@handler("surrender")
+def _surrender(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("team",))
+    team = _team_field(f)
+    _require(role, "referee", "team", team=team)
+    if state.phase == "over":
+        raise GameOver(Msg('the game is over'))
+    _end(state, other(team), "surrender", Msg("{team} surrendered", team=state.teams[team].name), event.seq, event.at)
+
+
+@handler("forfeit")
+def _forfeit(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("team", "reason"))
+    team = _team_field(f)
+    reason = f.text("reason", limit=300)
+    _require(role, "referee")
+    if state.phase == "over":
+        raise GameOver(Msg('the game is over'))
+    _end(state, other(team), "forfeit", Msg("{team} forfeits: {reason}", team=state.teams[team].name, reason=reason), event.seq, event.at)
+
+
+@handler("end_game")
+def _end_game(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("reason",))
+    reason = f.text("reason", optional=True, limit=300) or Msg("the referee ended the game")
+    _require(role, "referee")
+    if state.phase == "over":
+        raise GameOver(Msg('the game is over'))
+    if state.phase == "setup":
+        raise IllegalAction(Msg('the game has not started: there is nothing to score'))
+    _decide_by_tie_breaks(state, "referee_ended", event.seq, reason, event.at)
+
+
+@handler("void")
+def _void(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("seq", "reason"))
+    _require(role, "referee")
+    target = f.integer("seq", low=1, high=10**9)
+    f.text("reason", limit=300)  # kept in the event itself
+    assert target is not None
+    if target == 1:
+        raise IllegalAction(Msg("the game's creation cannot be voided; start a new game instead"))
+    if target >= event.seq or target > len(state.log):
+        raise IllegalAction(Msg('there is no event {target} to void', target=target))
+    if target in effective_voids(state.log):
+        raise IllegalAction(Msg('event {target} is already void', target=target))
+    fresh = ENGINE.recompute(state.log + (event,))
+    fresh.voided = effective_voids(fresh.log)
+    state.__dict__.update(fresh.__dict__)
+
+
+# --- Folding ---------------------------------------------------------------------------------
+
+
+def _clone(state: State) -> State:
+    # The log is an immutable tuple, the ruleset frozen, closed rounds and earlier notes are
+    # never changed again: share them, so an action costs the size of the live round, not of
+    # the whole game.
+    memo: dict[int, Any] = {id(state.log): state.log, id(state.ruleset): state.ruleset, id(state.ruleset_raw): state.ruleset_raw}
+    for rnd in state.rounds:
+        if rnd.phase == "closed":
+            memo[id(rnd)] = rnd
+    notes = state.notes
+    memo[id(notes)] = dict(notes)
+    return copy.deepcopy(state, memo=memo)
+
+
+def _setup(event: Event) -> State:
+    if Role.from_str(event.by).kind != "referee":
+        raise NotYourTurn(Msg('only the referee creates a game'))
+    state = _setup_game(event.data)
+    _note(state, 1, type="game_created")
+    return state
+
+
+def _voided(state: State, event: Event, reason: str) -> None:
+    _note(state, event.seq, type="voided", reason=reason)
+
+
+def _void_noted(state: State, event: Event) -> None:
+    _note(state, event.seq, type="void", target=event.data["seq"], reason=event.data.get("reason", ""))
+
+
+ENGINE = Engine(
+    Rules(
+        mode=MODE,
+        setup=_setup,
+        handlers=HANDLERS,
+        clone=_clone,
+        bindings=BINDINGS,
+        written=BOUND_FIELDS,
+        after_end=frozenset({"void"}),
+        on_voided=_voided,
+        on_void=_void_noted,
+        on_unapplied=_reserve,
+    )
+)
+
+
+def create(action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None) -> tuple[State, list[Event]]:
+    """Start a game from a create_game action; return the state and its first event."""
+    return ENGINE.create(action, at=at, by=by, seed=seed)
+
+
+def apply(state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None, seed: int | None = None) -> tuple[State, list[Event]]:
+    """Check an action by a role at a time; return the new state and the events it adds."""
+    return ENGINE.apply(state, action, at=at, by=by, version=version, seed=seed)
+
+
+def fold(state: State, event: Event) -> State:
+    """Apply a stored event and return the new state (the input is not changed)."""
+    return ENGINE.fold(state, event)
+
+
+def replay(events: Sequence[Event]) -> State:
+    """Rebuild a game from its whole log."""
+    return ENGINE.replay(events)
+
+
+def read_ruleset(data: Mapping[str, Any], source: str = "<ruleset>") -> AirRaidRuleset:
+    """Build an air-raid ruleset from parsed ruleset data; raise RulesetError with every problem."""
+    return airraid_ruleset_from_dict(data, source)
+
+
+def audiences(state: State) -> list[Role]:
+    """Return the roles whose screens hear a push: referee, public, both teams, recent pilots.
+
+    Pilots of the last two rounds: a slip of the round before may still be open on a phone.
+    """
+    roles = [Role("referee"), Role("public"), Role("team", "A"), Role("team", "B")]
+    for rnd in state.rounds[-2:]:
+        roles.extend(Role("pilot", o) for o in rnd.orders)
+    return roles
+
+
+def next_deadline(state: State) -> float | None:
+    """Return when the round clock must next act on a game: the running round's end, else None."""
+    rnd = state.round
+    if state.phase != "playing" or rnd is None or rnd.phase != "airborne":
+        return None
+    return rnd.timer.deadline
+
+
+def outcome(state: State) -> Outcome | None:
+    """Return how the game ended, or None while it goes on."""
+    return state.outcome
+
+
+def state_to_dict(state: State) -> JSON:
+    """Return the whole state as JSON-able data (for snapshots and comparison)."""
+    return log_state_to_dict(state)
+
+
+def state_from_dict(data: Mapping[str, Any]) -> State:
+    """Rebuild a state from `state_to_dict` output."""
+    return log_state_from_dict(State, data)

@@ -1,0 +1,229 @@
+"""The air raid's state: teams and their seas, rounds, orders, duels, bombings, trophies."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..events import Event, Throw
+from ..grid import Grid, Square
+from ..ruleset import AirRaidRuleset, airraid_ruleset_from_dict
+from ..sea import Ship
+
+MODE = "airraid"
+TEAMS = ("A", "B")
+FIGHTER, BOMBER = "fighter", "bomber"
+PLANE_KINDS = (FIGHTER, BOMBER)
+IN_AIR = ("airborne", "bombing")
+MAX_NAME = 40
+_COLOUR = re.compile(r"^#[0-9A-Fa-f]{6}$")
+
+
+def other(team: str) -> str:
+    """Return the other team's id."""
+    return "B" if team == "A" else "A"
+
+
+# --- State ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Order:
+    """A pilot's order for one round: the plane, the corridor, the take-off position, the target."""
+
+    id: str
+    round: int
+    team: str
+    pilot: str
+    kind: str
+    ship: str
+    corridor: str
+    position: int
+    target: Square | None = None
+    status: str = "planned"  # planned → airborne → (bombing →) landed | shot_down
+    landed_on: str | None = None
+    shot_down_by: str | None = None
+
+    def label(self) -> str:
+        """Name the plane as pilots call it in the corridor: team letter and take-off position."""
+        return f"{self.team}{self.position}"
+
+
+@dataclass
+class DuelResult:
+    """A dogfight as decided: the throws, any pass or continue choice, and who was shot down."""
+
+    corridor: str
+    a: str
+    b: str
+    throws: list[Throw]
+    choice: str | None
+    passed: bool
+    shot_down: str | None
+    seq: int
+    by: str
+
+
+@dataclass
+class Report:
+    """A pilot's report of a dogfight, waiting for the other pilot or the referee to confirm."""
+
+    by: str
+    seq: int
+    result: DuelResult
+
+
+@dataclass
+class Bombing:
+    """A bomber at the enemy base: what the sea answered, and how the fight went."""
+
+    order: str
+    target: Square
+    answer: str  # water | fight | already_hit
+    ship: str | None
+    seq: int
+    throws: list[Throw] = field(default_factory=list)
+    choice: str | None = None
+    result: str | None = None  # water | already_hit | hit | left | shot_down
+    sunk: bool = False
+
+
+@dataclass
+class Timer:
+    """The round's clock: an absolute deadline while running, the time left while paused."""
+
+    seconds: float
+    deadline: float | None = None
+    remaining: float | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+
+    def left(self, now: float) -> float:
+        """Return the seconds left at a moment, never below zero."""
+        if self.deadline is not None:
+            return max(0.0, self.deadline - now)
+        if self.remaining is not None:
+            return max(0.0, self.remaining)
+        return float(self.seconds)
+
+    @property
+    def running(self) -> bool:
+        """Tell whether the clock is counting down."""
+        return self.deadline is not None
+
+
+@dataclass
+class Round:
+    """One numbered round: planning, then airborne, then closed."""
+
+    number: int
+    timer: Timer
+    phase: str = "planning"
+    defenders: dict[str, str] = field(default_factory=dict)
+    orders: dict[str, Order] = field(default_factory=dict)
+    serial: dict[str, int] = field(default_factory=dict)
+    duels: dict[str, DuelResult] = field(default_factory=dict)
+    reports: dict[str, list[Report]] = field(default_factory=dict)
+    conflicts: dict[str, list[Report]] = field(default_factory=dict)
+    bombings: dict[str, Bombing] = field(default_factory=dict)
+
+
+@dataclass
+class Trophy:
+    """A plane shot down, held by whoever shot it: a pilot and their team, or a ship's team."""
+
+    plane_team: str
+    kind: str
+    holder_team: str
+    holder: str
+    round: int
+    order: str
+
+
+@dataclass
+class Team:
+    """One team: its roster, its sea and fleet, its planes on ships and its losses."""
+
+    id: str
+    name: str
+    colour: str
+    players: list[str]
+    size: int
+    fleet: tuple[str, ...]
+    ships: list[Ship] = field(default_factory=list)
+    locked: bool = False
+    hits: set[Square] = field(default_factory=set)
+    shots: dict[str, str] = field(default_factory=dict)
+    stock: dict[str, dict[str, int]] = field(default_factory=dict)
+    lost: dict[str, int] = field(default_factory=lambda: {FIGHTER: 0, BOMBER: 0})
+    start_planes: dict[str, int] = field(default_factory=lambda: {FIGHTER: 0, BOMBER: 0})
+    sunk: list[str] = field(default_factory=list)
+
+    def ship(self, ship_id: str) -> Ship | None:
+        """Return a ship by its letter."""
+        return next((s for s in self.ships if s.id == ship_id), None)
+
+    def afloat(self) -> list[Ship]:
+        """Return the ships not yet sunk."""
+        return [s for s in self.ships if s.id not in self.sunk]
+
+    def floating_squares(self) -> int:
+        """Count the squares of floating ships not yet hit."""
+        return sum(len(s.squares - self.hits) for s in self.afloat())
+
+
+@dataclass
+class Outcome:
+    """How the game ended: the winner (None for a draw), why, and in words."""
+
+    winner: str | None
+    reason: str
+    detail: str
+    seq: int
+
+
+@dataclass
+class State:
+    """The whole game, as the fold of its events."""
+
+    ruleset_raw: dict[str, Any]
+    teams: dict[str, Team]
+    round_seconds: int
+    phase: str = "setup"  # setup → playing → over
+    rounds: list[Round] = field(default_factory=list)
+    trophies: list[Trophy] = field(default_factory=list)
+    outcome: Outcome | None = None
+    version: int = 0
+    log: tuple[Event, ...] = ()
+    voided: dict[int, str] = field(default_factory=dict)
+    skipped: dict[int, str] = field(default_factory=dict)
+    notes: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    ruleset: AirRaidRuleset = field(default=None, metadata={"encode": False})  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.ruleset is None:
+            self.ruleset = airraid_ruleset_from_dict(self.ruleset_raw)
+
+    @property
+    def over(self) -> str | None:
+        """Return how the game ended, in words, once it has; None while it goes on."""
+        if self.phase != "over":
+            return None
+        return self.outcome.detail if self.outcome else ""
+
+    @property
+    def round(self) -> Round | None:
+        """Return the current round, if the game has started."""
+        return self.rounds[-1] if self.rounds else None
+
+    def grid(self, team: str) -> Grid:
+        """Return the grid of a team's sea."""
+        return self.ruleset.grid(self.teams[team].size)
+
+    def order(self, order_id: str) -> Order | None:
+        """Find an order of any round by its id."""
+        for rnd in reversed(self.rounds):
+            if order_id in rnd.orders:
+                return rnd.orders[order_id]
+        return None

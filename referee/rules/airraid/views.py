@@ -1,0 +1,306 @@
+"""What each role may do now (`legal_actions`) and see (`view_for`): secrets are stripped here only."""
+
+from __future__ import annotations
+
+from ..errors import IllegalAction, MalformedAction, Msg
+from ..events import JSON, Role, encode
+from ..sea import ship_labels
+from .corridors import (
+    corridor_boards,
+    due_dogfights,
+    duel_key,
+    next_meeting,
+    waiting_bombers,
+)
+from .planes import ledger
+from .state import (
+    BOMBER,
+    FIGHTER,
+    MODE,
+    PLANE_KINDS,
+    TEAMS,
+    DuelResult,
+    Order,
+    Round,
+    State,
+    other,
+)
+
+# --- Legal actions and views -----------------------------------------------------------------
+
+
+def order_options(state: State, team: str) -> JSON:
+    """Return what an order may use now: free pilots, ships with stock, corridor slots."""
+    rnd = state.round
+    t = state.teams[team]
+    if rnd is None or rnd.phase != "planning":
+        return {}
+    flying = {o.pilot for o in rnd.orders.values() if o.team == team}
+    labels = ship_labels(state.ruleset.sea, t.ships)
+    ships = []
+    for ship in t.afloat():
+        used = {k: sum(1 for o in rnd.orders.values() if o.team == team and o.ship == ship.id and o.kind == k) for k in PLANE_KINDS}
+        ships.append({"ship": ship.id, "name": labels[ship.id], "kind": ship.kind, **{k: t.stock[ship.id][k] - used[k] for k in PLANE_KINDS}})
+    corridors = []
+    for c in state.ruleset.corridors:
+        taken = sorted(o.position for o in rnd.orders.values() if o.team == team and o.corridor == c)
+        free = [p for p in range(1, state.ruleset.corridor_limit + 1) if p not in taken]
+        corridors.append({"corridor": c, "free": len(free), "positions": free})
+    return {
+        "pilots": [p for p in t.players if p not in flying and p != rnd.defenders.get(team)],
+        "ships": ships,
+        "corridors": corridors,
+        "target_size": state.teams[other(team)].size,
+    }
+
+
+def legal_actions(state: State, role: Role) -> list[JSON]:
+    """List the actions a role may take now; forms with free fields list their options."""
+    acts: list[JSON] = []
+    if state.phase == "over":
+        return acts
+    is_ref = role.kind == "referee"
+    teams = TEAMS if is_ref else (role.subject,) if role.kind == "team" else ()
+    rnd = state.round
+    if state.phase == "setup":
+        for t in teams:
+            acts.append({"type": "unlock_sea" if state.teams[t].locked else "lock_sea", "team": t})
+        if is_ref and all(state.teams[t].locked for t in TEAMS):
+            acts.append({"type": "start_game"})
+        return acts
+    assert rnd is not None
+    for t in teams:
+        acts.append({"type": "surrender", "team": t})
+    if rnd.phase == "planning":
+        for t in teams:
+            acts.append({"type": "set_defender", "team": t, "options": [p for p in state.teams[t].players if not any(o.pilot == p and o.team == t for o in rnd.orders.values())]})
+            acts.append({"type": "add_order", "team": t, "options": order_options(state, t)})
+            acts.extend({"type": "remove_order", "order": o.id} for o in rnd.orders.values() if o.team == t)
+        if is_ref and all(t in rnd.defenders for t in TEAMS):
+            acts.append({"type": "start_round"})
+    elif rnd.phase == "airborne":
+        for m in due_dogfights(state):
+            if is_ref or (role.kind == "pilot" and role.subject in (m.a, m.b)):
+                key = duel_key(m.corridor, m.a, m.b)
+                kind = "confirm_dogfight" if rnd.reports.get(key) and key not in rnd.conflicts and (is_ref or rnd.reports[key][0].by != role.to_str()) else "report_dogfight"
+                acts.append({"type": kind, "a": m.a, "b": m.b})
+                if kind == "confirm_dogfight":
+                    acts.append({"type": "report_dogfight", "a": m.a, "b": m.b})
+        for t in teams:
+            for o in waiting_bombers(state, t):
+                kind = "report_bombing" if o.id in rnd.bombings else "announce_bombing"
+                acts.append({"type": kind, "order": o.id})
+        if is_ref:
+            acts.append({"type": "pause_timer" if rnd.timer.running else "resume_timer"})
+            acts.append({"type": "adjust_timer"})
+            acts.append({"type": "end_round"})
+    if is_ref:
+        acts.append({"type": "end_game"})
+        acts.append({"type": "forfeit"})
+    return acts
+
+
+def _timer_view(rnd: Round | None, now: float) -> JSON:
+    if rnd is None:
+        return {"running": False, "left": None, "deadline": None}
+    return {
+        "round": rnd.number,
+        "phase": rnd.phase,
+        "running": rnd.timer.running,
+        "deadline": rnd.timer.deadline,
+        "left": rnd.timer.left(now),
+        "seconds": rnd.timer.seconds,
+    }
+
+
+def _public_team(state: State, team_id: str) -> JSON:
+    t = state.teams[team_id]
+    grid = state.grid(team_id)
+    led = ledger(state, team_id)
+    sunk = [{"ship": s, "kind": t.ship(s).kind if t.ship(s) else "", "squares": sorted(grid.square_name(q) for q in t.ship(s).squares)} for s in t.sunk if t.ship(s)]  # type: ignore[union-attr]
+    return {
+        "id": team_id,
+        "name": t.name,
+        "colour": t.colour,
+        "size": t.size,
+        "locked": t.locked,
+        "ships_total": len(t.fleet),
+        "ships_afloat": len(t.afloat()) if t.ships else len(t.fleet),
+        "squares_left": t.floating_squares() if t.ships else None,
+        "planes": {k: led[k]["on_ships"] + led[k]["in_air"] for k in PLANE_KINDS},
+        "trophies": sum(1 for tr in state.trophies if tr.holder_team == team_id),
+        "sunk": sunk,
+        # Results of the enemy's bombings on this sea: public, since both sides heard them.
+        "shots": dict(sorted(t.shots.items())),
+    }
+
+
+def _order_view(state: State, order: Order, full: bool = True) -> JSON:
+    grid = state.grid(other(order.team))
+    data: JSON = {"id": order.id, "team": order.team, "label": order.label(), "round": order.round, "kind": order.kind, "corridor": order.corridor, "position": order.position, "status": order.status}
+    if full:
+        labels = ship_labels(state.ruleset.sea, state.teams[order.team].ships)
+        data.update(
+            pilot=order.pilot,
+            ship=order.ship,
+            ship_name=labels.get(order.ship, order.ship),
+            landed_on_name=labels.get(order.landed_on, order.landed_on) if order.landed_on else None,
+            target=grid.square_name(order.target) if order.target else None,
+            landed_on=order.landed_on,
+            shot_down_by=order.shot_down_by,
+        )
+    return data
+
+
+def _next_meeting(state: State, order: Order) -> JSON | None:
+    m = next_meeting(state, order)
+    if m is None:
+        return None
+    rnd = state.rounds[order.round - 1]
+    enemy = rnd.orders[m.b if order.id == m.a else m.a]
+    key = duel_key(m.corridor, m.a, m.b)
+    reports = rnd.reports.get(key, [])
+    return {
+        "a": m.a,
+        "b": m.b,
+        "status": m.status,
+        "reason": m.reason,
+        "opponent": {"label": enemy.label(), "kind": enemy.kind, "team": enemy.team},
+        "reported_by": [r.by for r in reports],
+        "conflict": key in rnd.conflicts,
+        "pending": [_duel_view(r.result, rnd) for r in reports],
+    }
+
+
+def _duel_view(d: DuelResult, rnd: Round) -> JSON:
+    return {"corridor": d.corridor, "a": d.a, "b": d.b, "a_label": rnd.orders[d.a].label(), "b_label": rnd.orders[d.b].label(), "throws": [t.to_dict() for t in d.throws], "choice": d.choice, "passed": d.passed, "shot_down": d.shot_down, "by": d.by}
+
+
+PUBLIC_NOTES = {"game_created", "game_started", "sea_locked", "round_started", "round_ended", "dogfight", "shot_down", "through", "bombing", "bombing_result", "hit", "sunk", "game_over", "timer", "voided", "void"}
+
+
+def _note_view(state: State, note: JSON, role: Role) -> JSON | None:
+    """Strip a narration entry to what a role may know."""
+    kind = note["type"]
+    if role.kind == "referee" or state.phase == "over":
+        return note
+    mine = role.subject if role.kind == "team" else None
+    if role.kind == "pilot":
+        order = state.order(role.subject)
+        mine = order.team if order else None
+    team = note.get("team")
+    if mine is not None and team == mine:
+        return note
+    if kind not in PUBLIC_NOTES:
+        return None
+    if kind == "hit":
+        return {k: v for k, v in note.items() if k != "ship"}
+    if kind in ("dogfight", "shot_down", "through", "bombing", "bombing_result"):
+        # Which orders and corridors the enemy flies stays secret; the result does not.
+        hidden = {"a", "b", "order", "corridor", "by"} if mine or role.kind == "public" else set()
+        return {k: v for k, v in note.items() if k not in hidden}
+    return note
+
+
+def _log_view(state: State, role: Role, limit: int | None) -> list[JSON]:
+    """Return the newest `limit` log rows a role may see (all if no limit), oldest first."""
+    rows: list[JSON] = []
+    # Newest first, stopping at the limit: every push makes this for every screen's role, and
+    # the log only grows, so walking all of it made pushes slower as the game went on.
+    for event in reversed(state.log):
+        if limit and len(rows) >= limit:
+            break
+        notes = [n for n in (_note_view(state, n, role) for n in state.notes.get(event.seq, [])) if n]
+        if role.kind == "referee":
+            rows.append({**event.to_dict(), "notes": notes, "voided": state.voided.get(event.seq), "skipped": state.skipped.get(event.seq)})
+        elif notes:
+            rows.append({"seq": event.seq, "kind": event.kind, "at": event.at, "notes": notes})
+    rows.reverse()
+    return rows
+
+
+def _sea_view(state: State, team_id: str, reveal: bool) -> JSON:
+    t = state.teams[team_id]
+    grid = state.grid(team_id)
+    labels = ship_labels(state.ruleset.sea, t.ships)
+    data: JSON = {"size": t.size, "columns": grid.column_labels(), "rows": grid.row_labels(), "hits": sorted(grid.square_name(s) for s in t.hits), "shots": dict(sorted(t.shots.items()))}
+    if reveal:
+        data["ships"] = [{**s.to_dict(grid), "name": labels[s.id], "sunk": s.id in t.sunk, "fighters": t.stock.get(s.id, {}).get(FIGHTER, 0), "bombers": t.stock.get(s.id, {}).get(BOMBER, 0)} for s in t.ships]
+        data["fleet"] = list(t.fleet)
+    return data
+
+
+def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -> JSON:
+    """Return what one role may see; every secret is stripped here and nowhere else."""
+    rnd = state.round
+    over = state.phase == "over"
+    view: JSON = {
+        "mode": MODE,
+        "version": state.version,
+        "phase": state.phase,
+        "role": role.to_str(),
+        "ruleset": {"id": state.ruleset.id, "name": state.ruleset.name, "corridors": list(state.ruleset.corridors), "corridor_limit": state.ruleset.corridor_limit},
+        "round": _timer_view(rnd, now),
+        "teams": {t: _public_team(state, t) for t in TEAMS},
+        "outcome": encode(state.outcome) if state.outcome else None,
+    }
+    if role.kind == "public":
+        view["log"] = _log_view(state, role, 12)
+        return view
+    if role.kind == "referee":
+        view["seas"] = {t: _sea_view(state, t, True) for t in TEAMS}
+        view["rosters"] = {t: state.teams[t].players for t in TEAMS}
+        view["defenders"] = dict(rnd.defenders) if rnd else {}
+        view["orders"] = [_order_view(state, o) for o in rnd.orders.values()] if rnd else []
+        view["corridors"] = [
+            {"corridor": b.corridor, "a": [_order_view(state, o) for o in b.a_planes], "b": [_order_view(state, o) for o in b.b_planes], "meetings": [encode(m) for m in b.meetings], "through": b.through}
+            for b in corridor_boards(state)
+        ]
+        view["duels"] = [_duel_view(d, rnd) for d in rnd.duels.values()] if rnd else []
+        view["reports"] = {k: [{"by": r.by, "seq": r.seq, "result": _duel_view(r.result, rnd)} for r in v] for k, v in rnd.reports.items()} if rnd else {}
+        view["conflicts"] = sorted(rnd.conflicts) if rnd else []
+        view["bombings"] = [{**encode(b), "target": state.grid(other(rnd.orders[b.order].team)).square_name(b.target)} for b in rnd.bombings.values()] if rnd else []
+        view["ledger"] = {t: ledger(state, t) for t in TEAMS}
+        view["trophies"] = [encode(t) for t in state.trophies]
+        view["log"] = _log_view(state, role, log_limit)
+        view["legal"] = legal_actions(state, role)
+        return view
+    if role.kind == "team":
+        team = role.subject
+        if team not in TEAMS:
+            raise MalformedAction(Msg('no team {team!r}', team=team))
+        enemy = other(team)
+        view["team"] = team
+        view["players"] = state.teams[team].players
+        view["fleet_kinds"] = {k: {"name": v.name, "names": dict(v.names), "shape": v.shape.to_text()} for k, v in state.ruleset.sea.kinds.items()}
+        view["sea"] = _sea_view(state, team, True)
+        view["enemy_sea"] = _sea_view(state, enemy, over)
+        view["defender"] = rnd.defenders.get(team) if rnd else None
+        mine = [o for r in state.rounds for o in r.orders.values() if o.team == team]
+        view["orders"] = [{**_order_view(state, o), "next": _next_meeting(state, o)} for o in mine if rnd and o.round == rnd.number]
+        view["past_orders"] = [_order_view(state, o) for o in mine if rnd and o.round != rnd.number]
+        view["options"] = order_options(state, team)
+        rb = rnd.bombings if rnd else {}
+        view["bombers_at_base"] = [
+            {"order": o.id, "label": o.label(), "corridor": o.corridor, "pilot": o.pilot, "answer": rb[o.id].answer if o.id in rb else None,
+             "target": state.grid(team).square_name(o.target) if o.id in rb and o.target else None}
+            for o in waiting_bombers(state, team)
+        ]
+        view["ledger"] = ledger(state, team)
+        view["trophies"] = [encode(t) for t in state.trophies if t.holder_team == team]
+        view["log"] = _log_view(state, role, log_limit)
+        view["legal"] = legal_actions(state, role)
+        return view
+    if role.kind == "pilot":
+        order = state.order(role.subject)
+        if order is None:
+            raise IllegalAction(Msg("this slip's order no longer exists (it was removed or voided)"))
+        view["team"] = order.team
+        view["order"] = _order_view(state, order)
+        view["current"] = rnd is not None and order.round == rnd.number
+        view["next"] = _next_meeting(state, order)
+        bombing = state.rounds[order.round - 1].bombings.get(order.id)
+        view["bombing"] = {"answer": bombing.answer, "result": bombing.result} if bombing else None
+        view["legal"] = legal_actions(state, role)
+        return view
+    raise MalformedAction(Msg('no view for role {to_str!r}', to_str=role.to_str()))

@@ -1,0 +1,55 @@
+"""Battleship (Zeeslag classic and salvo, Sjøslag) as a pure event fold, every rule read from the ruleset.
+
+The package, read top to bottom: `ruleset` (the ruleset as data), `volley` (the referee of one
+volley: what the shooter is told), `state`, `moves` (placing, firing, forfeiting and the
+computer's turn, on the shared engine), `views`, and `ai` (the computer opponent, which reads
+only what a shooter is told). Its surface is the game-mode surface of
+`referee.rules.modes.GameMode`; also `answer(ruleset, ships, already_hit, squares)`, the referee
+of one volley, and `volleys_of(state, player)`, every volley a player fired as it was told.
+
+Players are "A" and "B"; roles are "player:A", "player:B", "referee" and "public".
+"""
+
+from ..events import Event
+from . import ai
+from .moves import (
+    BINDINGS,
+    CHANCE,
+    ENGINE,
+    HANDLERS,
+    apply,
+    audiences,
+    computer_due,
+    create,
+    event_from_dict,
+    fold,
+    next_deadline,
+    outcome,
+    read_ruleset,
+    replay,
+    state_from_dict,
+    state_to_dict,
+)
+from .ruleset import (
+    COIN,
+    FIRSTS,
+    LEVELS,
+    MAX_NAME,
+    MODE,
+    PLAYERS,
+    BattleshipRuleset,
+    battleship_from_dict,
+    other,
+    ship_name,
+)
+from .state import Outcome, Player, State, shots_due, volleys_of
+from .views import legal_actions, view_for
+from .volley import answer, ring_of
+
+__all__ = [
+    "BINDINGS", "CHANCE", "COIN", "ENGINE", "FIRSTS", "HANDLERS", "LEVELS", "MAX_NAME", "MODE", "PLAYERS",
+    "BattleshipRuleset", "Event", "Outcome", "Player", "State", "ai", "answer", "apply", "audiences",
+    "battleship_from_dict", "computer_due", "create", "event_from_dict", "fold", "legal_actions", "next_deadline",
+    "other", "outcome", "read_ruleset", "replay", "ring_of", "ship_name", "shots_due", "state_from_dict",
+    "state_to_dict", "view_for", "volleys_of",
+]
