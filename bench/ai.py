@@ -94,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--level", choices=("easy", "strong"), default="strong")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--samples", type=int, default=SAMPLES, help="the strong level's effort (fleets drawn per decision)")
+    parser.add_argument(
+        "--samples", type=int, default=SAMPLES, help="the strong level's effort (fleets drawn per decision)"
+    )
     args = parser.parse_args(argv)
     ruleset = _load(args.ruleset)
     seeds = [args.seed * 1_000_003 + g for g in range(args.games)]

@@ -63,10 +63,18 @@ def main() -> None:
 
     # The same gunicorn options as referee.cli._run_gunicorn.
     options = {
-        "bind": f"127.0.0.1:{args.port}", "workers": 1, "worker_class": "gthread", "threads": args.threads,
+        "bind": f"127.0.0.1:{args.port}",
+        "workers": 1,
+        "worker_class": "gthread",
+        "threads": args.threads,
         "worker_connections": max(1000, 2 * args.threads),
-        "timeout": 60, "graceful_timeout": 5, "keepalive": 5, "accesslog": None, "errorlog": "-",
-        "loglevel": "warning", "control_socket_disable": True,
+        "timeout": 60,
+        "graceful_timeout": 5,
+        "keepalive": 5,
+        "accesslog": None,
+        "errorlog": "-",
+        "loglevel": "warning",
+        "control_socket_disable": True,
     }
 
     class Server(BaseApplication):  # type: ignore[misc]

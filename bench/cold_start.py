@@ -68,12 +68,25 @@ def one_start(instance: Path, server: str) -> tuple[float, float, float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    args = [sys.executable, "-m", "referee.cli", "serve", "--host", "127.0.0.1", "--port", str(port), "--instance-path", str(instance)]
+    args = [
+        sys.executable,
+        "-m",
+        "referee.cli",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--instance-path",
+        str(instance),
+    ]
     if server != "auto":
         args += ["--server", server]
     link: list[str] = []
     t0 = time.perf_counter()
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT, start_new_session=True)
+    proc = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT, start_new_session=True
+    )
     output: list[str] = []
 
     def read() -> None:

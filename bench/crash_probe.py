@@ -75,9 +75,28 @@ def fsyncs(folder: Path, sync: str, commits: int) -> int:
     if strace is None:
         return -1
     db = folder / f"sync-{sync}.sqlite3"
-    out = subprocess.run([strace, "-f", "-c", "-e", "trace=fsync,fdatasync", sys.executable, "-c", SYNC_CHILD, str(db), sync, str(commits)],
-                         capture_output=True, text=True, check=True).stderr
-    return sum(int(m.group(1)) for m in re.finditer(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?f(?:data)?sync$", out, re.M))
+    out = subprocess.run(
+        [
+            strace,
+            "-f",
+            "-c",
+            "-e",
+            "trace=fsync,fdatasync",
+            sys.executable,
+            "-c",
+            SYNC_CHILD,
+            str(db),
+            sync,
+            str(commits),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stderr
+    return sum(
+        int(m.group(1))
+        for m in re.finditer(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?f(?:data)?sync$", out, re.M)
+    )
 
 
 def store_child(url: str, sync: str, gid: str, count: int) -> list[str]:
@@ -136,12 +155,16 @@ def main() -> None:
             # Stored beyond acknowledged is fine (committed, the ack died with the process: the
             # client id case); acknowledged beyond stored would be a lost entry.
             result[sync] = {"fsyncs": n, "lost": max(0, acked - stored), "cost": cost}
-            print(f"{sync:6}  fsyncs for {args.commits} commits: {n if n >= 0 else 'n/a (no strace)'};  "
-                  f"{args.kills} SIGKILLs: acknowledged {acked}, stored {stored}, integrity {integrity};  "
-                  f"Store.execute {cost * 1000:.1f} ms")
+            print(
+                f"{sync:6}  fsyncs for {args.commits} commits: {n if n >= 0 else 'n/a (no strace)'};  "
+                f"{args.kills} SIGKILLs: acknowledged {acked}, stored {stored}, integrity {integrity};  "
+                f"Store.execute {cost * 1000:.1f} ms"
+            )
         ratio = float(result["FULL"]["cost"]) / float(result["NORMAL"]["cost"])  # type: ignore[arg-type]
-        print(f"fsyncs_full={result['FULL']['fsyncs']} fsyncs_normal={result['NORMAL']['fsyncs']} "
-              f"lost_full={result['FULL']['lost']} lost_normal={result['NORMAL']['lost']} ratio={ratio:.2f}")
+        print(
+            f"fsyncs_full={result['FULL']['fsyncs']} fsyncs_normal={result['NORMAL']['fsyncs']} "
+            f"lost_full={result['FULL']['lost']} lost_normal={result['NORMAL']['lost']} ratio={ratio:.2f}"
+        )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

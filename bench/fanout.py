@@ -70,7 +70,9 @@ class ServerProcess:
         env.update(extra_env or {})
         env["PYTHONUNBUFFERED"] = "1"
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
+        self.proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT
+        )
         self.peak_threads = 0
         self.peak_rss_mb = 0.0
         self._sampling = False
@@ -183,7 +185,10 @@ def start_ours(tmp: Path, mode: str, threads: int, database_url: str | None = No
     if mode == "gevent":
         cmd = [sys.executable, "-m", "referee.cli", *common, "--server", "gevent"]
         # Every screen comes from 127.0.0.1: the per-address caps must let them all in.
-        env = {"REFEREE_WEBSOCKETS_PER_ADDRESS": str(threads + 100), "REFEREE_CONNECTIONS_PER_ADDRESS": str(threads + 100)}
+        env = {
+            "REFEREE_WEBSOCKETS_PER_ADDRESS": str(threads + 100),
+            "REFEREE_CONNECTIONS_PER_ADDRESS": str(threads + 100),
+        }
     else:
         cmd = [sys.executable, "-m", "referee.cli", *common, "--server", "gunicorn", "--threads", str(threads)]
     server = ServerProcess(cmd, port, env)
@@ -194,7 +199,16 @@ def start_ours(tmp: Path, mode: str, threads: int, database_url: str | None = No
 
 def start_bare(mode: str, threads: int) -> ServerProcess:
     port = free_port()
-    cmd = [sys.executable, str(ROOT / "bench" / "bare_server.py"), "--port", str(port), "--threads", str(threads), "--mode", mode]
+    cmd = [
+        sys.executable,
+        str(ROOT / "bench" / "bare_server.py"),
+        "--port",
+        str(port),
+        "--threads",
+        str(threads),
+        "--mode",
+        mode,
+    ]
     server = ServerProcess(cmd, port)
     server.wait_ready("/socket.io/?EIO=4&transport=polling")
     return server
@@ -226,13 +240,24 @@ def set_up_game(base: str, ref: Any, screens: int) -> tuple[str, list[str]]:
     body = {"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]}
     created = ref.post(f"{base}/api/games", json=body, timeout=30).json()
     gid = created["game"]
-    joins = {team: f"{base}/api/games/{gid}/view?t=" + created["links"]["join"][team].split("t=", 1)[1] for team in "AB"}
+    joins = {
+        team: f"{base}/api/games/{gid}/view?t=" + created["links"]["join"][team].split("t=", 1)[1] for team in "AB"
+    }
     for team in "AB":
         phone = session_from(joins[team])
         ships = phone.post(f"{base}/api/games/{gid}/sea/random", json={"team": team}, timeout=30).json()["ships"]
-        ok = phone.post(f"{base}/api/games/{gid}/actions", json={"action": {"type": "lock_sea", "team": team, "ships": ships}}, timeout=30).json()
+        ok = phone.post(
+            f"{base}/api/games/{gid}/actions",
+            json={"action": {"type": "lock_sea", "team": team, "ships": ships}},
+            timeout=30,
+        ).json()
         assert ok["ok"], ok
-    for action in ({"type": "start_game"}, {"type": "set_defender", "team": "A", "pilot": "Amy"}, {"type": "set_defender", "team": "B", "pilot": "Bo"}, {"type": "start_round"}):
+    for action in (
+        {"type": "start_game"},
+        {"type": "set_defender", "team": "A", "pilot": "Amy"},
+        {"type": "set_defender", "team": "B", "pilot": "Bo"},
+        {"type": "start_round"},
+    ):
         ok = ref.post(f"{base}/api/games/{gid}/actions", json={"action": action}, timeout=30).json()
         assert ok["ok"], ok
     # A few phones a team, each with several screens (tabs): joining costs setup time, and the
@@ -309,7 +334,10 @@ def worker() -> None:
     async def run() -> None:
         gate = asyncio.Semaphore(32)
         await asyncio.gather(*(connect(item, gate) for item in spec["sockets"]))
-        print(json.dumps({"ready": len(clients), "connected": connected, "errors": errors[:5], "failed": len(errors)}), flush=True)
+        print(
+            json.dumps({"ready": len(clients), "connected": connected, "errors": errors[:5], "failed": len(errors)}),
+            flush=True,
+        )
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)  # "stop"
         data = json.dumps({"arrivals": arrivals, "sizes": sizes, "dropped": drops[0]})
         try:
@@ -335,7 +363,14 @@ def start_screens(url: str, join: str, sockets: list[dict[str, str]], nprocs: in
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     for k in range(nprocs):
         share = sockets[k::nprocs]
-        proc = subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        proc = subprocess.Popen(
+            [sys.executable, __file__, "--worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
         assert proc.stdin is not None
         proc.stdin.write(json.dumps({"url": url, "join": join, "sockets": share}) + "\n")
         proc.stdin.flush()
@@ -401,7 +436,10 @@ class Result:
 
 
 def send_reports(
-    senders: list[tuple[Any, str]], rate: float, seconds: float, make: Any,
+    senders: list[tuple[Any, str]],
+    rate: float,
+    seconds: float,
+    make: Any,
 ) -> tuple[dict[tuple[str, int], float], int]:
     """Send each game's reports at `rate`/s, games evenly staggered; return (game, seq) -> send time.
 
@@ -442,8 +480,16 @@ def send_reports(
 
 
 def run_one(
-    label: str, url: str, join: str, games: dict[str, list[str]], referee_cookie: str, rate: float,
-    seconds: float, make: Any, server: ServerProcess, nprocs: int,
+    label: str,
+    url: str,
+    join: str,
+    games: dict[str, list[str]],
+    referee_cookie: str,
+    rate: float,
+    seconds: float,
+    make: Any,
+    server: ServerProcess,
+    nprocs: int,
 ) -> Result:
     """Connect the screens and the referees, send the reports, and collect the latencies."""
     import socketio
@@ -465,7 +511,12 @@ def run_one(
     for gid in games:
         client = socketio.Client(reconnection=False)
         try:
-            client.connect(url, headers={"Cookie": referee_cookie} if referee_cookie else {}, transports=["websocket"], wait_timeout=30)
+            client.connect(
+                url,
+                headers={"Cookie": referee_cookie} if referee_cookie else {},
+                transports=["websocket"],
+                wait_timeout=30,
+            )
             ack = client.call(join, {"game": gid, "seq": 0}, timeout=30)
             assert ack["ok"], ack
         except Exception as exc:  # noqa: BLE001 - a referee who cannot connect sends nothing; counted as failed
@@ -550,7 +601,9 @@ def print_table(title: str, results: list[Result]) -> None:
         "ms from the report's send to a screen's update (p50/p99/max per delivery); "
         "'all': until the last screen of the game has it;"
     )
-    print("threads, RSS: the server's peak; cores: its CPU time over the reporting time; CPU/rep: its CPU ms per report.")
+    print(
+        "threads, RSS: the server's peak; cores: its CPU time over the reporting time; CPU/rep: its CPU ms per report."
+    )
 
 
 def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse.Namespace) -> None:
@@ -574,7 +627,18 @@ def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse
                 kind = "pause_timer" if n % 2 == 0 else "resume_timer"
                 return "action", {"game": game, "client_id": f"fanout-{n}", "action": {"type": kind}}
 
-            ours = run_one("referee (ours)", server.base, "resync", games, cookie_of(ref, None), rate, args.seconds, report, server, nprocs)
+            ours = run_one(
+                "referee (ours)",
+                server.base,
+                "resync",
+                games,
+                cookie_of(ref, None),
+                rate,
+                args.seconds,
+                report,
+                server,
+                nprocs,
+            )
             ours.label = f"referee ({args.mode})"
             results.append(ours)
         finally:
@@ -588,7 +652,11 @@ def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse
             def broadcast(game: str, n: int) -> tuple[str, dict[str, Any]]:
                 return "report", {"game": game, "n": n + 1, "size": size}
 
-            results.append(run_one(f"bare ({args.mode})", bare.base, "join", rooms, "", rate, args.seconds, broadcast, bare, nprocs))
+            results.append(
+                run_one(
+                    f"bare ({args.mode})", bare.base, "join", rooms, "", rate, args.seconds, broadcast, bare, nprocs
+                )
+            )
         finally:
             bare.stop()
     print_table(
@@ -607,7 +675,11 @@ def main() -> None:
 
     logging.getLogger("engineio.client").setLevel(logging.CRITICAL)
     logging.getLogger("socketio.client").setLevel(logging.CRITICAL)
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 2)[2])
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 2)[2],
+    )
     parser.add_argument("--scenario", choices=["A", "B", "both"], default="both")
     parser.add_argument("--seconds", type=float, default=10.0, help="reporting time per run (default 10)")
     parser.add_argument(
@@ -617,7 +689,9 @@ def main() -> None:
         help="the server's async mode (both servers); gevent is `referee serve`'s default, "
         "threading its --server gunicorn",
     )
-    parser.add_argument("--client-procs", type=int, default=0, help="client processes (default: 1 per 400 sockets, at least 2)")
+    parser.add_argument(
+        "--client-procs", type=int, default=0, help="client processes (default: 1 per 400 sockets, at least 2)"
+    )
     parser.add_argument("--no-bare", action="store_true", help="skip the bare python-socketio baseline")
     parser.add_argument("--database-url", help="our server's database (default: SQLite in a temporary instance folder)")
     parser.add_argument("--games", type=int, help="custom scenario: games (with --per-game and --rate)")

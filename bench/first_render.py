@@ -41,7 +41,13 @@ from tests.airraid_helpers import PLAYERS  # noqa: E402
 from tests.live_server import Server  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 PHONE = {"width": 390, "height": 844}
 SLOW_3G = {"offline": False, "latency": 400, "downloadThroughput": 400_000 / 8, "uploadThroughput": 400_000 / 8}
 GOAL_MS = 1500.0
@@ -62,13 +68,21 @@ def set_up(server: Server) -> tuple[dict[str, str], str, str]:
     ref = requests.Session()
     ref.get(server.link, allow_redirects=False, timeout=10)
     base = server.base
-    created = ref.post(f"{base}/api/games", json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]}, timeout=10).json()
+    created = ref.post(
+        f"{base}/api/games",
+        json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]},
+        timeout=10,
+    ).json()
     gid = created["game"]
     team = requests.Session()
     team.get(re.sub(r"^https?://[^/]+", base, created["links"]["join"]["A"]), allow_redirects=False, timeout=10)
     for t in "AB":
         ships = ref.post(f"{base}/api/games/{gid}/sea/random", json={"team": t}, timeout=10).json()["ships"]
-        assert ref.post(f"{base}/api/games/{gid}/actions", json={"action": {"type": "lock_sea", "team": t, "ships": ships}}, timeout=10).json()["ok"]
+        assert ref.post(
+            f"{base}/api/games/{gid}/actions",
+            json={"action": {"type": "lock_sea", "team": t, "ships": ships}},
+            timeout=10,
+        ).json()["ok"]
     assert ref.post(f"{base}/api/games/{gid}/actions", json={"action": {"type": "start_game"}}, timeout=10).json()["ok"]
     order = {"type": "add_order", "team": "A", "pilot": "Ann", "kind": "fighter", "ship": "A", "corridor": "upper"}
     answer = team.post(f"{base}/api/games/{gid}/actions", json={"action": order}, timeout=10)
@@ -107,7 +121,9 @@ def measure(browser: Any, url: str, cookies: dict[str, str], block_scripts: bool
         cdp.send("Network.emulateNetworkConditions", SLOW_3G)
         response = page.goto(url, wait_until="load", timeout=60_000)
         assert response is not None and response.status == 200, (url, response and response.status)
-        page.wait_for_function("() => performance.getEntriesByName('first-contentful-paint').length > 0", timeout=30_000)
+        page.wait_for_function(
+            "() => performance.getEntriesByName('first-contentful-paint').length > 0", timeout=30_000
+        )
         page.wait_for_load_state("networkidle", timeout=60_000)  # the scripts boot.js fetches after the paint
         timings: dict[str, float] = page.evaluate(TIMINGS_JS)
         return timings
@@ -158,7 +174,12 @@ def main() -> None:
         server.start()
         try:
             cookies, team_url, pilot_url = set_up(server)
-            pages = [("baseline (one-line page)", baseline_url, {}, False), ("team page", team_url, cookies, False), ("pilot page", pilot_url, {}, False), ("team page, scripts refused (HTML + CSS only)", team_url, cookies, True)]
+            pages = [
+                ("baseline (one-line page)", baseline_url, {}, False),
+                ("team page", team_url, cookies, False),
+                ("pilot page", pilot_url, {}, False),
+                ("team page, scripts refused (HTML + CSS only)", team_url, cookies, True),
+            ]
             results: dict[str, list[dict[str, float]]] = {name: [] for name, _, _, _ in pages}
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -181,7 +202,12 @@ def main() -> None:
         load = statistics.median(r["load"] for r in runs)
         kib = statistics.median(r["bytes"] for r in runs) / 1024
         scripts = statistics.median(r["scripts"] for r in runs)
-        verdict = "" if name.startswith("baseline") else f"; {fcp / base_fcp:.1f}x baseline; goal FCP < {GOAL_MS:.0f} ms: " + ("met" if fcp < GOAL_MS else f"MISSED by {fcp - GOAL_MS:.0f} ms")
+        verdict = (
+            ""
+            if name.startswith("baseline")
+            else f"; {fcp / base_fcp:.1f}x baseline; goal FCP < {GOAL_MS:.0f} ms: "
+            + ("met" if fcp < GOAL_MS else f"MISSED by {fcp - GOAL_MS:.0f} ms")
+        )
         print(
             f"  {name}: FCP {fcp:.0f} ms, DOMContentLoaded {dcl:.0f} ms, load {load:.0f} ms, "
             f"last script in {scripts:.0f} ms, {kib:.1f} KiB transferred{verdict}"

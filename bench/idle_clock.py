@@ -36,7 +36,18 @@ GOAL_MS = 5.0
 
 def battleship_in_play(store: Store, raw: dict[str, Any], rng: random.Random) -> str:
     """Store one Battleship game against the computer with both fleets placed."""
-    created = store.create_game(bs.MODE, {"type": "create_game", "ruleset": raw, "players": {"A": "Eva", "B": "Bot"}, "first": "A", "computer": {"B": "easy"}}, at=time.time(), by="player:A")
+    created = store.create_game(
+        bs.MODE,
+        {
+            "type": "create_game",
+            "ruleset": raw,
+            "players": {"A": "Eva", "B": "Bot"},
+            "first": "A",
+            "computer": {"B": "easy"},
+        },
+        at=time.time(),
+        by="player:A",
+    )
     state = created.state
     grid = state.ruleset.grid()
     for player in bs.PLAYERS:
@@ -53,7 +64,14 @@ def main() -> None:
     parser.add_argument("--ticks", type=int, default=40)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app({"TESTING": True, "SECRET_KEY": "bench-" + "0" * 40, "DATABASE_URL": f"sqlite:///{Path(tmp) / 'b.sqlite3'}"}, instance_path=Path(tmp) / "instance")
+        app = create_app(
+            {
+                "TESTING": True,
+                "SECRET_KEY": "bench-" + "0" * 40,
+                "DATABASE_URL": f"sqlite:///{Path(tmp) / 'b.sqlite3'}",
+            },
+            instance_path=Path(tmp) / "instance",
+        )
         raw = read_toml(ROOT / "config" / "rulesets" / "zeeslag.toml")
         rng = random.Random(7)
         started = time.perf_counter()

@@ -49,7 +49,11 @@ from tests.test_airraid_properties import bot_action  # noqa: E402
 
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 MODES.setdefault(airraid.MODE, airraid)  # type: ignore[arg-type]  # as referee/web/games.py registers it
-CREATE = {"type": "create_game", "ruleset": ruleset_data(), "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]}
+CREATE = {
+    "type": "create_game",
+    "ruleset": ruleset_data(),
+    "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}],
+}
 
 
 @dataclass
@@ -150,7 +154,13 @@ def baseline_path(url: str, engine_kwargs: dict[str, Any], row_bytes: int) -> Ca
     """A writer of bare INSERTs, one transaction each, of rows `row_bytes` large."""
     engine = make_engine(url, **engine_kwargs)
     meta = MetaData()
-    rows = Table(f"bench_rows_{secrets.token_hex(4)}", meta, Column("game_id", String(32), primary_key=True), Column("seq", Integer, primary_key=True), Column("data", Text, nullable=False))
+    rows = Table(
+        f"bench_rows_{secrets.token_hex(4)}",
+        meta,
+        Column("game_id", String(32), primary_key=True),
+        Column("seq", Integer, primary_key=True),
+        Column("data", Text, nullable=False),
+    )
     meta.create_all(engine)
     payload = "x" * row_bytes
 
@@ -216,7 +226,9 @@ def bench_engine(db: str, args: argparse.Namespace, tmp: Path) -> None:
             http_rate = report("http", tally_h, wall_h)
         tally_b, wall_b = run_writers(args.writers, args.seconds, baseline_path(url, engine_kwargs, row_bytes))
         base_rate = report("baseline", tally_b, wall_b)
-        ratios = f"store/baseline = {store_rate / base_rate:.2f}" + ("" if args.no_http else f", http/baseline = {http_rate / base_rate:.2f}")
+        ratios = f"store/baseline = {store_rate / base_rate:.2f}" + (
+            "" if args.no_http else f", http/baseline = {http_rate / base_rate:.2f}"
+        )
         print(f"  a report writes {events_per_report:.2f} events of ~{row_bytes} bytes; {ratios}")
         engine.dispose()
     finally:

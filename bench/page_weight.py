@@ -30,7 +30,9 @@ from referee.web.extensions import engine_of  # noqa: E402
 from tests.airraid_helpers import PLAYERS, ships_json  # noqa: E402
 
 GOAL_BYTES = 80_000  # issue 4: the team page with everything it loads, compressed
-ASSET = re.compile(r"""(?:src|href|data-module|data-socketio)="(/static/[^"]+)"|from\s+['"](\.{1,2}/[^'"]+|/static/[^'"]+)['"]|import\(['"]([^'"]+)['"]\)""")
+ASSET = re.compile(
+    r"""(?:src|href|data-module|data-socketio)="(/static/[^"]+)"|from\s+['"](\.{1,2}/[^'"]+|/static/[^'"]+)['"]|import\(['"]([^'"]+)['"]\)"""
+)
 
 
 def decode(body: bytes, encoding: str) -> bytes:
@@ -79,18 +81,37 @@ def weigh(client: FlaskClient, path: str) -> list[tuple[str, int, int]]:
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app({"TESTING": True, "DATABASE_URL": f"sqlite:///{tmp}/db.sqlite3", "SECRET_KEY": "x" * 40}, instance_path=tmp)
+        app = create_app(
+            {"TESTING": True, "DATABASE_URL": f"sqlite:///{tmp}/db.sqlite3", "SECRET_KEY": "x" * 40}, instance_path=tmp
+        )
         ref = app.test_client()
         with app.app_context():
             ref.get(f"/?token={issue_server_referee_token(engine_of(app))}")
-        created = ref.post("/api/games", json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]}).get_json()
+        created = ref.post(
+            "/api/games",
+            json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]},
+        ).get_json()
         gid = created["game"]
         team = app.test_client()
         team.get(created["links"]["join"]["A"].split("localhost", 1)[1])
         for t in "AB":
-            ref.post(f"/api/games/{gid}/actions", json={"action": {"type": "lock_sea", "team": t, "ships": ships_json()}})
+            ref.post(
+                f"/api/games/{gid}/actions", json={"action": {"type": "lock_sea", "team": t, "ships": ships_json()}}
+            )
         ref.post(f"/api/games/{gid}/actions", json={"action": {"type": "start_game"}})
-        team.post(f"/api/games/{gid}/actions", json={"action": {"type": "add_order", "team": "A", "pilot": "Ann", "kind": "fighter", "ship": "A", "corridor": "upper"}})
+        team.post(
+            f"/api/games/{gid}/actions",
+            json={
+                "action": {
+                    "type": "add_order",
+                    "team": "A",
+                    "pilot": "Ann",
+                    "kind": "fighter",
+                    "ship": "A",
+                    "corridor": "upper",
+                }
+            },
+        )
         slip = team.get(f"/api/games/{gid}/slips").get_json()["slips"][0]["url"].split("localhost", 1)[1]
         pages = (("team page", team, f"/g/{gid}/team"), ("pilot page", app.test_client(), slip))
         for _name, client, path in pages:
@@ -100,7 +121,11 @@ def main() -> None:
             rows = weigh(client, path)
             total_c = sum(c for _, c, _ in rows)
             total_r = sum(r for _, _, r in rows)
-            verdict = f"; goal < {GOAL_BYTES} bytes: {'met' if total_c < GOAL_BYTES else 'MISSED'}" if name == "team page" else ""
+            verdict = (
+                f"; goal < {GOAL_BYTES} bytes: {'met' if total_c < GOAL_BYTES else 'MISSED'}"
+                if name == "team page"
+                else ""
+            )
             print(
                 f"{name}: {total_c} bytes = {total_c / 1024:.1f} KiB compressed ({total_r / 1024:.1f} KiB raw) "
                 f"in {len(rows)} files{verdict}"

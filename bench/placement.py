@@ -111,7 +111,9 @@ def main() -> None:
     for size, shapes in seas:
         twos = sum(1 for s in shapes if s.size == 2)
         fleets.append((f"air raid {size}×{size} ({twos} ship-two{'s' if twos > 1 else ''})", size, shapes, False))
-    fleets.append(("Sjøslag 10×10 (4,3,3,2,2,2,1,1,1,1)", 10, [S("X" * n) for n in (4, 3, 3, 2, 2, 2, 1, 1, 1, 1)], False))
+    fleets.append(
+        ("Sjøslag 10×10 (4,3,3,2,2,2,1,1,1,1)", 10, [S("X" * n) for n in (4, 3, 3, 2, 2, 2, 1, 1, 1, 1)], False)
+    )
     fleets.append(("Zeeslag 10×10 (5,4,3,3,2) touching", 10, [S("X" * n) for n in (5, 4, 3, 3, 2)], True))
 
     print(f"Random placement, {args.seeds} seeds per fleet; air-raid shapes {source}.")

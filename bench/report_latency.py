@@ -55,15 +55,32 @@ def main() -> None:
 def run(server: Server, args: argparse.Namespace) -> None:
     base = server.base
     ref = session_from(server.link)
-    created = ref.post(f"{base}/api/games", json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]}, timeout=10).json()
+    created = ref.post(
+        f"{base}/api/games",
+        json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]},
+        timeout=10,
+    ).json()
     gid = created["game"]
     teams = {}
     for team in "AB":
         token = created["links"]["join"][team].split("t=", 1)[1]
         teams[team] = session_from(f"{base}/api/games/{gid}/view?t={token}")
         ships = teams[team].post(f"{base}/api/games/{gid}/sea/random", json={"team": team}, timeout=10).json()["ships"]
-        assert teams[team].post(f"{base}/api/games/{gid}/actions", json={"action": {"type": "lock_sea", "team": team, "ships": ships}}, timeout=10).json()["ok"]
-    for action in ({"type": "start_game"}, {"type": "set_defender", "team": "A", "pilot": "Amy"}, {"type": "set_defender", "team": "B", "pilot": "Bo"}, {"type": "start_round"}):
+        assert (
+            teams[team]
+            .post(
+                f"{base}/api/games/{gid}/actions",
+                json={"action": {"type": "lock_sea", "team": team, "ships": ships}},
+                timeout=10,
+            )
+            .json()["ok"]
+        )
+    for action in (
+        {"type": "start_game"},
+        {"type": "set_defender", "team": "A", "pilot": "Amy"},
+        {"type": "set_defender", "team": "B", "pilot": "Bo"},
+        {"type": "start_round"},
+    ):
         assert ref.post(f"{base}/api/games/{gid}/actions", json={"action": action}, timeout=10).json()["ok"]
 
     arrivals: dict[int, list[float]] = {}
@@ -92,7 +109,9 @@ def run(server: Server, args: argparse.Namespace) -> None:
     kinds = ["pause_timer", "resume_timer"]
     for n in range(args.reports):
         start = time.perf_counter()
-        ack = referee.call("action", {"game": gid, "client_id": f"bench-{n}", "action": {"type": kinds[n % 2]}}, timeout=10)
+        ack = referee.call(
+            "action", {"game": gid, "client_id": f"bench-{n}", "action": {"type": kinds[n % 2]}}, timeout=10
+        )
         assert ack["ok"], ack
         sent[int(ack["seq"])] = start
         time.sleep(max(0.0, 1.0 / args.rate - (time.perf_counter() - start)))
@@ -109,7 +128,9 @@ def run(server: Server, args: argparse.Namespace) -> None:
         client.disconnect()
     latencies.sort()
     p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]  # noqa: E731
-    print(f"clients={len(clients)} reports={len(sent)} rate={args.rate}/s deliveries={len(latencies)} missing={missing}")
+    print(
+        f"clients={len(clients)} reports={len(sent)} rate={args.rate}/s deliveries={len(latencies)} missing={missing}"
+    )
     print(
         f"report→update ms: p50={p(0.50):.1f} p99={p(0.99):.1f} max={latencies[-1]:.1f} "
         f"mean={statistics.fmean(latencies):.1f}"

@@ -41,7 +41,9 @@ def main() -> None:
     schema = _schema(POSTGRES_URL)
     db_url = next(schema)
     with tempfile.TemporaryDirectory() as tmp:
-        servers = [Server(Path(tmp) / "instance", database_url=db_url, redis_url=REDIS_URL) for _ in range(args.processes)]
+        servers = [
+            Server(Path(tmp) / "instance", database_url=db_url, redis_url=REDIS_URL) for _ in range(args.processes)
+        ]
         start_all(servers)
         screens: list[tuple[int, Screen]] = []
         try:

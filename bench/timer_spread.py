@@ -106,7 +106,8 @@ class DelayProxy:
         self.port = free_port()
         self.proc = subprocess.Popen(
             [sys.executable, __file__, "--proxy", str(self.port), str(target_port), mode, str(mean_ms), str(jitter_ms)],
-            stdout=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         assert self.proc.stdout is not None
         if self.proc.stdout.readline().strip() != "ready":
@@ -179,7 +180,9 @@ class Screen:
         return self.deadline_ms - (now_real_ms + self.skew_ms + self.offset)
 
 
-def trial(url: str, game: str, clients: int, rng: random.Random, samples: int = PING_SAMPLES, keep: int = PING_KEEP) -> list[float]:
+def trial(
+    url: str, game: str, clients: int, rng: random.Random, samples: int = PING_SAMPLES, keep: int = PING_KEEP
+) -> list[float]:
     """Connect and sync `clients` screens at once; return their shown remaining ms at one instant."""
     screens = [Screen(url, game, rng.uniform(-2000, 2000), samples, keep) for _ in range(clients)]
     threads = [threading.Thread(target=s.run) for s in screens]
@@ -209,12 +212,28 @@ def start_round(base: str, link: str) -> str:
 
     ref = requests.Session()
     ref.get(link, allow_redirects=False, timeout=10)
-    created = ref.post(f"{base}/api/games", json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}], "round_seconds": 3600}, timeout=10).json()
+    created = ref.post(
+        f"{base}/api/games",
+        json={
+            "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}],
+            "round_seconds": 3600,
+        },
+        timeout=10,
+    ).json()
     gid = str(created["game"])
     for team in "AB":
         ships = ref.post(f"{base}/api/games/{gid}/sea/random", json={"team": team}, timeout=10).json()["ships"]
-        assert ref.post(f"{base}/api/games/{gid}/actions", json={"action": {"type": "lock_sea", "team": team, "ships": ships}}, timeout=10).json()["ok"]
-    for action in ({"type": "start_game"}, {"type": "set_defender", "team": "A", "pilot": "Amy"}, {"type": "set_defender", "team": "B", "pilot": "Bo"}, {"type": "start_round"}):
+        assert ref.post(
+            f"{base}/api/games/{gid}/actions",
+            json={"action": {"type": "lock_sea", "team": team, "ships": ships}},
+            timeout=10,
+        ).json()["ok"]
+    for action in (
+        {"type": "start_game"},
+        {"type": "set_defender", "team": "A", "pilot": "Amy"},
+        {"type": "set_defender", "team": "B", "pilot": "Bo"},
+        {"type": "start_round"},
+    ):
         answer = ref.post(f"{base}/api/games/{gid}/actions", json={"action": action}, timeout=10)
         assert answer.status_code == 200 and answer.json()["ok"], answer.text
     return gid
@@ -230,7 +249,9 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=5)
     parser.add_argument("--delay", type=float, default=100.0, help="mean added delay each way, ms")
     parser.add_argument("--jitter", type=float, default=30.0, help="± ms around the mean")
-    parser.add_argument("--samples", type=int, default=PING_SAMPLES, help="pings per sync (conn.js: 8); to try other settings")
+    parser.add_argument(
+        "--samples", type=int, default=PING_SAMPLES, help="pings per sync (conn.js: 8); to try other settings"
+    )
     parser.add_argument("--keep", type=int, default=PING_KEEP, help="lowest-rtt pings kept (conn.js: 3)")
     args = parser.parse_args()
 
@@ -242,7 +263,11 @@ def main() -> None:
         server.start()
         try:
             gid = start_round(server.base, server.link)
-            scenarios: list[tuple[str, str | None]] = [("direct (loopback)", None), (f"jitter {args.delay:.0f} ± {args.jitter:.0f} ms per chunk", "jitter"), (f"fixed {args.delay:.0f} ± {args.jitter:.0f} ms per connection and direction", "fixed")]
+            scenarios: list[tuple[str, str | None]] = [
+                ("direct (loopback)", None),
+                (f"jitter {args.delay:.0f} ± {args.jitter:.0f} ms per chunk", "jitter"),
+                (f"fixed {args.delay:.0f} ± {args.jitter:.0f} ms per connection and direction", "fixed"),
+            ]
             print(
                 f"{args.clients} screens, {args.trials} trials each, {args.samples} pings keeping {args.keep}; "
                 "spread = max - min of the time left shown at one instant"
@@ -259,7 +284,12 @@ def main() -> None:
                     if proxy:
                         proxy.stop()
                 worst = max(spreads)
-                verdict = "" if mode is None else f"; goal < {GOAL_MS:.0f} ms: " + ("met" if worst < GOAL_MS else f"MISSED by {worst - GOAL_MS:.0f} ms (worst trial)")
+                verdict = (
+                    ""
+                    if mode is None
+                    else f"; goal < {GOAL_MS:.0f} ms: "
+                    + ("met" if worst < GOAL_MS else f"MISSED by {worst - GOAL_MS:.0f} ms (worst trial)")
+                )
                 print(
                     f"  {name}: spread median {statistics.median(spreads):.1f} ms, worst {worst:.1f} ms "
                     f"over {len(spreads)} trials{verdict}"

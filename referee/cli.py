@@ -100,7 +100,10 @@ def _make_app(
     return create_app(
         instance_path=instance_path,
         overrides={
-            "DATABASE_URL": database_url, "REDIS_URL": redis_url, "ROUND_CLOCK": False, "SOCKETIO_ASYNC_MODE": async_mode,
+            "DATABASE_URL": database_url,
+            "REDIS_URL": redis_url,
+            "ROUND_CLOCK": False,
+            "SOCKETIO_ASYNC_MODE": async_mode,
         },
     )
 
@@ -125,7 +128,9 @@ main.add_command(sea_group)
 
 
 _instance_option = click.option(
-    "--instance-path", envvar="REFEREE_INSTANCE_PATH", type=click.Path(file_okay=False),
+    "--instance-path",
+    envvar="REFEREE_INSTANCE_PATH",
+    type=click.Path(file_okay=False),
     help="Folder for the database, secret key and instance referee.toml.",
 )
 _database_option = click.option(
@@ -143,20 +148,38 @@ _redis_option = click.option(
 @_redis_option
 @_instance_option
 @click.option(
-    "--server", type=click.Choice(["gevent", "gunicorn", "werkzeug"]), default="gevent", show_default=True,
+    "--server",
+    type=click.Choice(["gevent", "gunicorn", "werkzeug"]),
+    default="gevent",
+    show_default=True,
     help="gevent: one process where an open websocket costs a greenlet, with per-address caps and a header "
     "timeout. gunicorn: the older threaded worker, one thread per open websocket and no caps (POSIX). "
     "werkzeug: Werkzeug's threaded server.",
 )
-@click.option("--threads", default=100, show_default=True, type=int, help="--server gunicorn: worker threads (one per open websocket).")
+@click.option(
+    "--threads",
+    default=100,
+    show_default=True,
+    type=int,
+    help="--server gunicorn: worker threads (one per open websocket).",
+)
 def serve(
-    host: str, port: int, database_url: str | None, redis_url: str | None, instance_path: str | None,
-    server: str, threads: int,
+    host: str,
+    port: int,
+    database_url: str | None,
+    redis_url: str | None,
+    instance_path: str | None,
+    server: str,
+    threads: int,
 ) -> None:
     """Migrate the database, print the referee link and its QR code, and serve."""
     if server == "gevent" and not _gevent_patched():
         args = ["serve", "--server", "gevent", "--host", host, "--port", str(port)]
-        for flag, value in (("--database-url", database_url), ("--redis-url", redis_url), ("--instance-path", instance_path)):
+        for flag, value in (
+            ("--database-url", database_url),
+            ("--redis-url", redis_url),
+            ("--instance-path", instance_path),
+        ):
             if value:
                 args += [flag, value]
         _reexec_under_gevent(args)
@@ -225,7 +248,9 @@ def _when(stamp: float | None) -> str:
 @tokens.command("list")
 @_database_option
 @_instance_option
-@click.option("--all", "show_all", is_flag=True, help="Also list per-game referee and projector tokens, and revoked ones.")
+@click.option(
+    "--all", "show_all", is_flag=True, help="Also list per-game referee and projector tokens, and revoked ones."
+)
 def tokens_list(database_url: str | None, instance_path: str | None, show_all: bool) -> None:
     """List the referee tokens (never the tokens themselves): id, created, last used, label."""
     from referee.web.auth import TokenKind, list_tokens
@@ -251,7 +276,9 @@ def tokens_list(database_url: str | None, instance_path: str | None, show_all: b
 @_instance_option
 @click.argument("token_ids", nargs=-1, type=int)
 @click.option("--all-referee", is_flag=True, help="Revoke every server referee token (then run `referee link`).")
-def tokens_revoke(database_url: str | None, instance_path: str | None, token_ids: tuple[int, ...], all_referee: bool) -> None:
+def tokens_revoke(
+    database_url: str | None, instance_path: str | None, token_ids: tuple[int, ...], all_referee: bool
+) -> None:
     """Revoke referee tokens by id (see `referee tokens list`), or all of them."""
     from referee.web.auth import TokenKind, list_tokens, revoke_token
     from referee.web.extensions import engine_of

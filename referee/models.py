@@ -53,9 +53,7 @@ class EventRow(Base):
     __tablename__ = "events"
     __table_args__ = (UniqueConstraint("game_id", "client_id"),)
 
-    game_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
-    )
+    game_id: Mapped[str] = mapped_column(String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(64))
     data: Mapped[str] = mapped_column(Text)  # JSON text
@@ -74,9 +72,7 @@ class Snapshot(Base):
 
     __tablename__ = "snapshots"
 
-    game_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
-    )
+    game_id: Mapped[str] = mapped_column(String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     state: Mapped[str] = mapped_column(Text)
 
@@ -89,9 +85,7 @@ class Token(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     # NULL for the per-server referee token.
-    game_id: Mapped[str | None] = mapped_column(
-        String(32), ForeignKey("games.id", ondelete="CASCADE"), nullable=True
-    )
+    game_id: Mapped[str | None] = mapped_column(String(32), ForeignKey("games.id", ondelete="CASCADE"), nullable=True)
     role: Mapped[str] = mapped_column(String(16))
     subject: Mapped[str | None] = mapped_column(String(64), nullable=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
@@ -107,9 +101,7 @@ class Device(Base):
     __tablename__ = "devices"
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    game_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("games.id", ondelete="CASCADE"), index=True
-    )
+    game_id: Mapped[str] = mapped_column(String(32), ForeignKey("games.id", ondelete="CASCADE"), index=True)
     token_id: Mapped[int] = mapped_column(Integer, ForeignKey("tokens.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[float] = mapped_column(Float)

@@ -79,8 +79,12 @@ def sea_group() -> None:
 
 @sea_group.command("place")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--size", type=click.IntRange(2, 26), help="Sea size (squares per side); a Battleship ruleset fixes its own.")
-@click.option("--players", type=click.IntRange(1, 100), help="Team size; picks the sea from an air-raid ruleset's table.")
+@click.option(
+    "--size", type=click.IntRange(2, 26), help="Sea size (squares per side); a Battleship ruleset fixes its own."
+)
+@click.option(
+    "--players", type=click.IntRange(1, 100), help="Team size; picks the sea from an air-raid ruleset's table."
+)
 @click.option("--seed", type=int, default=None, help="Seed: the same seed gives the same sea.")
 def sea_place(file: str, size: int | None, players: int | None, seed: int | None) -> None:
     """Print a legal random sea, one line per row: . for water, a letter per ship."""
@@ -116,7 +120,11 @@ def sea_check(file: str, sea_file: str, size: int | None) -> None:
         click.echo(f"{sea_file}: {exc.strerror or exc}")
         sys.exit(1)
     try:
-        fleet = ruleset.fleet if isinstance(ruleset, BattleshipRuleset) else ruleset.sea_for(size=size or _text_size(text))[1]
+        fleet = (
+            ruleset.fleet
+            if isinstance(ruleset, BattleshipRuleset)
+            else ruleset.sea_for(size=size or _text_size(text))[1]
+        )
         _grid, _ships, problems = ships_from_text(text, ruleset.sea, fleet, size)
     except MalformedAction as exc:
         click.echo(f"{sea_file}: {exc.message}")

@@ -30,8 +30,8 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 from referee.models import EventRow, Game, Snapshot
 from referee.rules import modes as rules_modes
-from referee.rules.events import Event
 from referee.rules.errors import GameOver, MalformedAction, Msg
+from referee.rules.events import Event
 from referee.sqlite_threads import OffloadedConnection, Runner
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,7 @@ def run_sqlite_calls_in(runner: Runner | None) -> None:
     """Make engines created from now on run sqlite3's statements and commits through `runner`."""
     global _sqlite_runner
     _sqlite_runner = runner
+
 
 # The status the store gives a game nobody played for too long (see Store.expire_idle). It is the
 # store's own, not the mode's: such a game takes no more actions.
@@ -447,9 +448,7 @@ class Store:
             state, events = create(action, at=at, by=by, **_seed_for(mode, "create_game"))
             events = list(events)
         else:
-            first = self._event_from_dict(
-                mode, {"seq": 1, "kind": "game_created", "data": action, "at": at, "by": by}
-            )
+            first = self._event_from_dict(mode, {"seq": 1, "kind": "game_created", "data": action, "at": at, "by": by})
             state = mode.replay([first])  # validates the setup; raises RulesError on refusal
             events = [first]
         for offset, ev in enumerate(events):
@@ -461,16 +460,19 @@ class Store:
             with self.engine.begin() as conn:
                 conn.execute(
                     insert(games_t).values(
-                        id=gid, mode=mode_name, created_at=at, seq=version, status=_status(state),
-                        deadline=_deadline(mode, state), updated_at=at,
+                        id=gid,
+                        mode=mode_name,
+                        created_at=at,
+                        seq=version,
+                        status=_status(state),
+                        deadline=_deadline(mode, state),
+                        updated_at=at,
                     )
                 )
                 conn.execute(insert(events_t), [_event_row(gid, ev, 1, None, None) for ev in events])
                 if version >= self.snapshot_every:
                     conn.execute(
-                        insert(snapshots_t).values(
-                            game_id=gid, seq=version, state=_dumps(mode.state_to_dict(state))
-                        )
+                        insert(snapshots_t).values(game_id=gid, seq=version, state=_dumps(mode.state_to_dict(state)))
                     )
 
         retry_busy(run)
@@ -548,7 +550,9 @@ class Store:
                 conn.execute(
                     update(games_t)
                     .where(games_t.c.id == game_id)
-                    .values(seq=new_version, status=_status(new_state), deadline=_deadline(mode, new_state), updated_at=at)
+                    .values(
+                        seq=new_version, status=_status(new_state), deadline=_deadline(mode, new_state), updated_at=at
+                    )
                 )
                 if new_version // self.snapshot_every > current // self.snapshot_every:
                     conn.execute(
@@ -572,9 +576,7 @@ class Store:
     def _duplicate(self, conn: Connection, game: Any, client_id: str) -> Result | None:
         """Return the original result of a retried client_id, or None if it is new."""
         first = conn.execute(
-            select(events_t.c.batch_seq).where(
-                events_t.c.game_id == game.id, events_t.c.client_id == client_id
-            )
+            select(events_t.c.batch_seq).where(events_t.c.game_id == game.id, events_t.c.client_id == client_id)
         ).one_or_none()
         if first is None:
             return None
@@ -656,7 +658,12 @@ class Store:
 
         def run() -> list[str]:
             with self.engine.begin() as conn:
-                ids = [str(r.id) for r in conn.execute(select(games_t.c.id).where(*idle).order_by(games_t.c.id).limit(limit).with_for_update())]
+                ids = [
+                    str(r.id)
+                    for r in conn.execute(
+                        select(games_t.c.id).where(*idle).order_by(games_t.c.id).limit(limit).with_for_update()
+                    )
+                ]
                 if ids:
                     conn.execute(update(games_t).where(games_t.c.id.in_(ids)).values(status=ABANDONED, deadline=None))
                 return ids
@@ -669,13 +676,18 @@ class Store:
             return int(conn.execute(select(func.count()).where(events_t.c.game_id == game_id)).scalar_one())
 
 
-def _event_row(
-    game_id: str, ev: Any, batch_seq: int, device_id: str | None, client_id: str | None
-) -> dict[str, Any]:
+def _event_row(game_id: str, ev: Any, batch_seq: int, device_id: str | None, client_id: str | None) -> dict[str, Any]:
     """Return the events-table row of one event."""
     return {
-        "game_id": game_id, "seq": ev.seq, "kind": ev.kind, "data": _dumps(dict(ev.data)), "at": float(ev.at),
-        "by": ev.by, "batch_seq": batch_seq, "device_id": device_id, "client_id": client_id,
+        "game_id": game_id,
+        "seq": ev.seq,
+        "kind": ev.kind,
+        "data": _dumps(dict(ev.data)),
+        "at": float(ev.at),
+        "by": ev.by,
+        "batch_seq": batch_seq,
+        "device_id": device_id,
+        "client_id": client_id,
     }
 
 

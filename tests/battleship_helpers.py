@@ -59,7 +59,13 @@ class Game:
     """A Battleship game driven by actions, keeping its event log for replays."""
 
     def __init__(self, ruleset_id: str, *, first: str = "A", per_shot: bool | None = None, **extra: Any) -> None:
-        action: dict[str, Any] = {"type": "create_game", "ruleset": ruleset_raw(ruleset_id), "players": {"A": "Eva", "B": "Ola"}, "first": first, **extra}
+        action: dict[str, Any] = {
+            "type": "create_game",
+            "ruleset": ruleset_raw(ruleset_id),
+            "players": {"A": "Eva", "B": "Ola"},
+            "first": first,
+            **extra,
+        }
         if per_shot is not None:
             action["per_shot"] = per_shot
         self.state, self.log = bs.create(action, at=0.0)

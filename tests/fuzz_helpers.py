@@ -103,6 +103,10 @@ def airborne_arena(app: Flask) -> Arena:
     ):
         ok(act(client, gid, {"type": "add_order", "team": team, "ship": "A", **order}))
     ok(act(referee, gid, {"type": "start_round"}))
-    slips = {s["order"]: s["url"].rsplit("/s/", 1)[1] for c in (team_a, team_b) for s in ok(c.get(f"/api/games/{gid}/slips"))["slips"]}
+    slips = {
+        s["order"]: s["url"].rsplit("/s/", 1)[1]
+        for c in (team_a, team_b)
+        for s in ok(c.get(f"/api/games/{gid}/slips"))["slips"]
+    }
     devices = ok(referee.get(f"/api/games/{gid}/devices"))["devices"]
     return Arena(app, gid, referee, team_a, team_b, stranger, other["game"], slips, devices[0]["id"])

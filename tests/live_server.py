@@ -74,7 +74,11 @@ class Server:
         self.link = ""
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "referee.cli", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+            cwd=ROOT,
             # Its own process group: with --server gunicorn, the worker (the process that writes)
             # dies with the master. (The default gevent server re-executes itself: the same pid.)
             start_new_session=True,

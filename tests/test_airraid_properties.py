@@ -82,11 +82,21 @@ def bot_action(state: airraid.State, rng: random.Random, void_rate: float = 0.03
                 size = opts["target_size"]
                 # Like a team, aim at squares not yet shot at.
                 shot = set(state.teams[airraid.other(t)].shots)
-                fresh = [f"{chr(65 + c)}{r + 1}" for c in range(size) for r in range(size) if f"{chr(65 + c)}{r + 1}" not in shot]
+                fresh = [
+                    f"{chr(65 + c)}{r + 1}"
+                    for c in range(size)
+                    for r in range(size)
+                    if f"{chr(65 + c)}{r + 1}" not in shot
+                ]
                 target = rng.choice(fresh or ["A1"]) if kind == "bomber" else None
                 return f"team:{t}", {
-                    "type": "add_order", "team": t, "pilot": rng.choice(opts["pilots"]), "kind": kind,
-                    "ship": ship["ship"], "corridor": corridor["corridor"], "position": rng.choice(corridor["positions"]),
+                    "type": "add_order",
+                    "team": t,
+                    "pilot": rng.choice(opts["pilots"]),
+                    "kind": kind,
+                    "ship": ship["ship"],
+                    "corridor": corridor["corridor"],
+                    "position": rng.choice(corridor["positions"]),
                     **({"target": target} if target else {}),
                 }
         return "referee", {"type": "start_round"}
@@ -106,7 +116,13 @@ def bot_action(state: airraid.State, rng: random.Random, void_rate: float = 0.03
             return "referee", {"type": "report_dogfight", "a": a.id, "b": b.id, "throws": throws}
         if rng.random() < 0.5:
             return "referee", {"type": "report_dogfight", "a": a.id, "b": b.id, "throws": throws, "choice": "pass"}
-        return "referee", {"type": "report_dogfight", "a": a.id, "b": b.id, "throws": throws + decisive(rng, ("A", "B"), 1), "choice": "continue"}
+        return "referee", {
+            "type": "report_dogfight",
+            "a": a.id,
+            "b": b.id,
+            "throws": throws + decisive(rng, ("A", "B"), 1),
+            "choice": "continue",
+        }
     if bombers:
         o = rng.choice(bombers)
         defender = airraid.other(o.team)

@@ -68,23 +68,34 @@ def test_a_fighter_has_no_target_and_a_bomber_needs_one_on_the_sea() -> None:
     game = started_game()
     plan(game, [])
     with pytest.raises(IllegalAction, match="a fighter has no target square"):
-        game.do("team:A", type="add_order", team="A", pilot="Ann", kind="fighter", ship="A", corridor="upper", target="B2")
+        game.do(
+            "team:A", type="add_order", team="A", pilot="Ann", kind="fighter", ship="A", corridor="upper", target="B2"
+        )
     with pytest.raises(MalformedAction, match="H1 is off the 7×7 sea"):
-        game.do("team:A", type="add_order", team="A", pilot="Ann", kind="bomber", ship="A", corridor="upper", target="H1")
+        game.do(
+            "team:A", type="add_order", team="A", pilot="Ann", kind="bomber", ship="A", corridor="upper", target="H1"
+        )
     with pytest.raises(IllegalAction, match="a bomber needs a target square"):
         game.do("team:A", type="add_order", team="A", pilot="Ann", kind="bomber", ship="A", corridor="upper")
 
 
 def test_take_off_needs_a_plane_of_that_kind_on_that_ship() -> None:
     game = started_game()
-    plan(game, [
-        {"team": "A", "pilot": "Ann", "kind": "bomber", "ship": "E", "corridor": "upper", "target": "A1"},
-        {"team": "A", "pilot": "Ada", "kind": "bomber", "ship": "E", "corridor": "upper", "target": "A1"},
-    ])
+    plan(
+        game,
+        [
+            {"team": "A", "pilot": "Ann", "kind": "bomber", "ship": "E", "corridor": "upper", "target": "A1"},
+            {"team": "A", "pilot": "Ada", "kind": "bomber", "ship": "E", "corridor": "upper", "target": "A1"},
+        ],
+    )
     with pytest.raises(IllegalAction, match="ship-two has no bomber left"):
-        game.do("team:A", type="add_order", team="A", pilot="Abe", kind="bomber", ship="E", corridor="upper", target="A1")
+        game.do(
+            "team:A", type="add_order", team="A", pilot="Abe", kind="bomber", ship="E", corridor="upper", target="A1"
+        )
     with pytest.raises(IllegalAction, match="has no ship Z"):
-        game.do("team:A", type="add_order", team="A", pilot="Abe", kind="bomber", ship="Z", corridor="upper", target="A1")
+        game.do(
+            "team:A", type="add_order", team="A", pilot="Abe", kind="bomber", ship="Z", corridor="upper", target="A1"
+        )
 
 
 def test_orders_are_locked_when_the_round_starts() -> None:
@@ -115,7 +126,14 @@ def corridor_game(a_kinds: list[str], b_kinds: list[str]) -> Game:
     orders = []
     for team, kinds, pilots in (("A", a_kinds, ["Ann", "Ada", "Abe"]), ("B", b_kinds, ["Bob", "Bea", "Ben"])):
         for position, (kind, pilot) in enumerate(zip(kinds, pilots, strict=False), 1):  # a team may fly fewer than 3
-            order = {"team": team, "pilot": pilot, "kind": kind, "ship": "ABC"[position - 1], "corridor": "upper", "position": position}
+            order = {
+                "team": team,
+                "pilot": pilot,
+                "kind": kind,
+                "ship": "ABC"[position - 1],
+                "corridor": "upper",
+                "position": position,
+            }
             if kind == "bomber":
                 order["target"] = "A1"
             orders.append(order)
@@ -156,10 +174,13 @@ def test_after_a_pass_two_dogfights_are_due_at_once() -> None:
 
 def test_planes_in_different_corridors_never_meet() -> None:
     game = started_game()
-    plan(game, [
-        {"team": "A", "pilot": "Ann", "kind": "fighter", "ship": "A", "corridor": "upper"},
-        {"team": "B", "pilot": "Bob", "kind": "fighter", "ship": "A", "corridor": "lower"},
-    ])
+    plan(
+        game,
+        [
+            {"team": "A", "pilot": "Ann", "kind": "fighter", "ship": "A", "corridor": "upper"},
+            {"team": "B", "pilot": "Bob", "kind": "fighter", "ship": "A", "corridor": "lower"},
+        ],
+    )
     game.ref(type="start_round")
     with pytest.raises(IllegalAction, match="they never meet"):
         game.ref(type="report_dogfight", a=game.order_id("A", "Ann"), b=game.order_id("B", "Bob"), throws=[win("A")])
@@ -167,10 +188,13 @@ def test_planes_in_different_corridors_never_meet() -> None:
 
 def test_a_fighter_through_its_corridor_goes_home_and_a_bomber_goes_on_to_bomb() -> None:
     game = started_game()
-    plan(game, [
-        {"team": "A", "pilot": "Ann", "kind": "fighter", "ship": "A", "corridor": "upper"},
-        {"team": "A", "pilot": "Ada", "kind": "bomber", "ship": "B", "corridor": "middle", "target": "C4"},
-    ])
+    plan(
+        game,
+        [
+            {"team": "A", "pilot": "Ann", "kind": "fighter", "ship": "A", "corridor": "upper"},
+            {"team": "A", "pilot": "Ada", "kind": "bomber", "ship": "B", "corridor": "middle", "target": "C4"},
+        ],
+    )
     game.ref(type="start_round")
     ann = game.state.round.orders[game.order_id("A", "Ann")]
     ada = game.state.round.orders[game.order_id("A", "Ada")]
@@ -237,7 +261,13 @@ def test_throws_given_as_hands() -> None:
     game = corridor_game(["bomber"], ["fighter"])
     a1, b1 = game.order_id("A", "Ann"), game.order_id("B", "Bob")
     # A's bomber plays paper against B's fighter's rock: the fighter lost and continues; scissors beat paper.
-    game.ref(type="report_dogfight", a=a1, b=b1, throws=[{"hands": ["paper", "rock"]}, {"hands": ["paper", "scissors"]}], choice="continue")
+    game.ref(
+        type="report_dogfight",
+        a=a1,
+        b=b1,
+        throws=[{"hands": ["paper", "rock"]}, {"hands": ["paper", "scissors"]}],
+        choice="continue",
+    )
     assert game.state.round.orders[a1].status == "shot_down"
     with pytest.raises(MalformedAction, match="two of rock, paper, scissors"):
         game.ref(type="report_dogfight", a=a1, b=b1, throws=[{"hands": ["rock", "lizard"]}])
@@ -248,7 +278,20 @@ def test_throws_given_as_hands() -> None:
 
 def bombing_game(target: str, pilots: tuple[str, ...] = ("Ann",)) -> Game:
     game = started_game()
-    plan(game, [{"team": "A", "pilot": p, "kind": "bomber", "ship": "ABC"[i], "corridor": ("upper", "middle", "lower")[i], "target": target} for i, p in enumerate(pilots)])
+    plan(
+        game,
+        [
+            {
+                "team": "A",
+                "pilot": p,
+                "kind": "bomber",
+                "ship": "ABC"[i],
+                "corridor": ("upper", "middle", "lower")[i],
+                "target": target,
+            }
+            for i, p in enumerate(pilots)
+        ],
+    )
     game.ref(type="start_round")
     return game
 
@@ -305,10 +348,13 @@ def test_only_the_bombed_team_or_the_referee_resolves_a_bombing() -> None:
 def test_a_ship_sinks_when_every_square_is_hit_and_its_planes_are_lost() -> None:
     game = started_game()
     # The ship-two E of team B lies on A6 and B6.
-    plan(game, [
-        {"team": "A", "pilot": "Ann", "kind": "bomber", "ship": "A", "corridor": "upper", "target": "A6"},
-        {"team": "A", "pilot": "Ada", "kind": "bomber", "ship": "B", "corridor": "lower", "target": "B6"},
-    ])
+    plan(
+        game,
+        [
+            {"team": "A", "pilot": "Ann", "kind": "bomber", "ship": "A", "corridor": "upper", "target": "A6"},
+            {"team": "A", "pilot": "Ada", "kind": "bomber", "ship": "B", "corridor": "lower", "target": "B6"},
+        ],
+    )
     game.ref(type="start_round")
     for pilot in ("Ann", "Ada"):
         order = game.order_id("A", pilot)
@@ -342,12 +388,15 @@ def test_a_bomber_survives_two_dogfights_and_bombs() -> None:
 def test_a_plane_whose_ship_sinks_while_airborne_lands_on_another_ship() -> None:
     game = started_game()
     # A's bombers sink B's ship-two (A6, B6) while B's fighter from that ship is in the air.
-    plan(game, [
-        {"team": "A", "pilot": "Ann", "kind": "bomber", "ship": "A", "corridor": "upper", "target": "A6"},
-        {"team": "A", "pilot": "Ada", "kind": "bomber", "ship": "B", "corridor": "middle", "target": "B6"},
-        {"team": "B", "pilot": "Bob", "kind": "fighter", "ship": "E", "corridor": "lower"},
-        {"team": "B", "pilot": "Bea", "kind": "bomber", "ship": "E", "corridor": "lower", "target": "G7"},
-    ])
+    plan(
+        game,
+        [
+            {"team": "A", "pilot": "Ann", "kind": "bomber", "ship": "A", "corridor": "upper", "target": "A6"},
+            {"team": "A", "pilot": "Ada", "kind": "bomber", "ship": "B", "corridor": "middle", "target": "B6"},
+            {"team": "B", "pilot": "Bob", "kind": "fighter", "ship": "E", "corridor": "lower"},
+            {"team": "B", "pilot": "Bea", "kind": "bomber", "ship": "E", "corridor": "lower", "target": "G7"},
+        ],
+    )
     game.ref(type="start_round")
     bob = game.state.round.orders[game.order_id("B", "Bob")]
     assert bob.status == "landed" and bob.landed_on == "E"  # nobody in the lower corridor: home at once
@@ -396,12 +445,31 @@ def test_voiding_a_void_restores_the_event() -> None:
 
 def test_both_teams_last_ships_sinking_in_one_round() -> None:
     game = started_game(LAST_SHIP, LAST_SHIP, fleet={"two": 1})
-    plan(game, [
-        {"team": "A", "pilot": "Ann", "kind": "bomber", "ship": "E", "corridor": "upper", "target": "A6"},
-        {"team": "A", "pilot": "Ada", "kind": "bomber", "ship": "E", "corridor": "lower", "target": "B6"},
-        {"team": "B", "pilot": "Bob", "kind": "bomber", "ship": "E", "corridor": "middle", "position": 1, "target": "A6"},
-        {"team": "B", "pilot": "Bea", "kind": "bomber", "ship": "E", "corridor": "middle", "position": 2, "target": "B6"},
-    ])
+    plan(
+        game,
+        [
+            {"team": "A", "pilot": "Ann", "kind": "bomber", "ship": "E", "corridor": "upper", "target": "A6"},
+            {"team": "A", "pilot": "Ada", "kind": "bomber", "ship": "E", "corridor": "lower", "target": "B6"},
+            {
+                "team": "B",
+                "pilot": "Bob",
+                "kind": "bomber",
+                "ship": "E",
+                "corridor": "middle",
+                "position": 1,
+                "target": "A6",
+            },
+            {
+                "team": "B",
+                "pilot": "Bea",
+                "kind": "bomber",
+                "ship": "E",
+                "corridor": "middle",
+                "position": 2,
+                "target": "B6",
+            },
+        ],
+    )
     game.ref(type="start_round")
     for team, pilot in (("A", "Ann"), ("A", "Ada"), ("B", "Bob")):
         order = game.order_id(team, pilot)
@@ -419,10 +487,13 @@ def test_both_teams_last_ships_sinking_in_one_round() -> None:
 
 def test_a_sunk_team_with_no_raid_in_the_air_loses_at_once() -> None:
     game = started_game(LAST_SHIP, LAST_SHIP, fleet={"two": 1})
-    plan(game, [
-        {"team": "A", "pilot": "Ann", "kind": "bomber", "ship": "E", "corridor": "upper", "target": "A6"},
-        {"team": "A", "pilot": "Ada", "kind": "bomber", "ship": "E", "corridor": "lower", "target": "B6"},
-    ])
+    plan(
+        game,
+        [
+            {"team": "A", "pilot": "Ann", "kind": "bomber", "ship": "E", "corridor": "upper", "target": "A6"},
+            {"team": "A", "pilot": "Ada", "kind": "bomber", "ship": "E", "corridor": "lower", "target": "B6"},
+        ],
+    )
     game.ref(type="start_round")
     for pilot in ("Ann", "Ada"):
         order = game.order_id("A", pilot)

@@ -74,7 +74,9 @@ def play(rules: battleship.BattleshipRuleset, seed: int, level: str, check: bool
             if level == "strong":
                 assert not set(squares) & known_water(rules, volleys), "fired at known water"
             else:
-                marked = {s.square for v in volleys for s in v.shots if s.result == "miss"} | {s for v in volleys for s in v.ring}
+                marked = {s.square for v in volleys for s in v.shots if s.result == "miss"} | {
+                    s for v in volleys for s in v.ring
+                }
                 assert not set(squares) & marked, "fired at a square marked as water"
         volley = battleship.answer(rules, fleet, frozenset(s for v in volleys for s in v.squares()), squares)
         volleys.append(volley)

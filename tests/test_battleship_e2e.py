@@ -63,20 +63,30 @@ def test_a_whole_sjoslag_game_against_the_computer_on_a_phone(playwright_api: An
 
             def context(label: str, viewport: dict[str, int], phone: bool) -> Any:
                 ctx = browser.new_context(
-                    viewport=viewport, locale="en-GB", extra_http_headers={"Accept-Language": "en"},
+                    viewport=viewport,
+                    locale="en-GB",
+                    extra_http_headers={"Accept-Language": "en"},
                     **({"is_mobile": True, "has_touch": True, "device_scale_factor": 2} if phone else {}),
                 )
                 ctx.set_default_timeout(WAIT)
-                ctx.on("page", lambda page: (
-                    page.on("pageerror", lambda exc: errors.append(f"{label} {page.url}: {exc}")),
-                    page.on("console", lambda msg: errors.append(f"{label} console: {msg.text}") if msg.type == "error" else None),
-                ))
+                ctx.on(
+                    "page",
+                    lambda page: (
+                        page.on("pageerror", lambda exc: errors.append(f"{label} {page.url}: {exc}")),
+                        page.on(
+                            "console",
+                            lambda msg: errors.append(f"{label} console: {msg.text}") if msg.type == "error" else None,
+                        ),
+                    ),
+                )
                 return ctx
 
             def shot(page: Page, number: int, name: str, whole: bool = False) -> None:
                 narrow = (page.viewport_size or LAPTOP)["width"] < 600
                 if narrow:
-                    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), f"{name}: sideways scroll"
+                    assert page.evaluate(
+                        "document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+                    ), f"{name}: sideways scroll"
                 page.bring_to_front()  # a page behind another tab may not paint
                 # A picture is not an assertion: on a loaded machine it may take longer than a click.
                 page.screenshot(path=str(ARTIFACTS / f"{number:02d}-{name}.png"), full_page=whole, timeout=60_000)
@@ -113,7 +123,9 @@ def test_a_whole_sjoslag_game_against_the_computer_on_a_phone(playwright_api: An
             eva.locator(".tray-ship[data-kind=battleship]").tap()
             eva.locator("#bs-editor .sea-cell[data-square=B2]").tap()
             for square in ("B2", "C2", "D2", "E2"):
-                expect(eva.locator(f"#bs-editor .sea-cell[data-square={square}]")).to_have_class(re.compile(r"\bis-ship\b"))
+                expect(eva.locator(f"#bs-editor .sea-cell[data-square={square}]")).to_have_class(
+                    re.compile(r"\bis-ship\b")
+                )
             eva.get_by_role("button", name="Rotate").tap()  # the selected ship turns upright
             expect(eva.locator("#bs-editor .sea-cell.is-ship")).to_have_count(4)
             expect(eva.locator("#result")).to_contain_text("Battleship placed at B2")
@@ -133,10 +145,16 @@ def test_a_whole_sjoslag_game_against_the_computer_on_a_phone(playwright_api: An
             water = next(f"{c}{r}" for c in "JIHGFEDCBA" for r in range(10, 0, -1) if f"{c}{r}" not in ship_squares)
             eva.locator(f"#bs-enemy-grid .sea-cell[data-square={water}]").tap()
             expect(eva.locator("#result")).to_contain_text(re.compile(rf"Computer fired at|Water at {water}"))
-            expect(eva.locator(f"#bs-enemy-grid .sea-cell[data-square={water}]")).to_have_class(re.compile(r"\bis-miss\b"))
+            expect(eva.locator(f"#bs-enemy-grid .sea-cell[data-square={water}]")).to_have_class(
+                re.compile(r"\bis-miss\b")
+            )
             expect(eva.locator("#bs-status")).to_have_text("Your turn: tap the enemy sea")
             assert truth(gid)["volleys"]["B"], "the computer fired after Eva's miss"
-            expect(eva.locator("#bs-own-grid .sea-cell.is-miss, #bs-own-grid .sea-cell.is-hit, #bs-own-grid .sea-cell.is-sunk").first).to_be_visible()
+            expect(
+                eva.locator(
+                    "#bs-own-grid .sea-cell.is-miss, #bs-own-grid .sea-cell.is-hit, #bs-own-grid .sea-cell.is-sunk"
+                ).first
+            ).to_be_visible()
             # A square already shot cannot be fired at again.
             eva.locator(f"#bs-enemy-grid .sea-cell[data-square={water}]").tap(force=True)  # dimmed: aria-disabled
             expect(eva.locator("#result")).to_contain_text(f"Already shot at {water}")
@@ -157,7 +175,9 @@ def test_a_whole_sjoslag_game_against_the_computer_on_a_phone(playwright_api: An
                 if n == 4:
                     expect(eva.locator("#result")).to_contain_text(re.compile(r"Hit at|Sunk at"))
                     shot(eva, 4, "hits")
-                    expect(watch.locator("#bs-watch-grid-B .sea-cell.is-hit, #bs-watch-grid-B .sea-cell.is-sunk").first).to_be_visible()
+                    expect(
+                        watch.locator("#bs-watch-grid-B .sea-cell.is-hit, #bs-watch-grid-B .sea-cell.is-sunk").first
+                    ).to_be_visible()
                     # The projector: shots only; no ship square drawn before the end.
                     expect(watch.locator(".bs-watch-boards .sea-cell.is-ship")).to_have_count(0)
                     expect(watch.locator("[data-forfeit]")).to_have_count(2)
@@ -203,7 +223,14 @@ def test_pass_and_play_hides_each_sea_behind_a_privacy_screen(playwright_api: An
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            ctx = browser.new_context(viewport=PHONE, locale="en-GB", extra_http_headers={"Accept-Language": "en"}, is_mobile=True, has_touch=True, color_scheme="dark")
+            ctx = browser.new_context(
+                viewport=PHONE,
+                locale="en-GB",
+                extra_http_headers={"Accept-Language": "en"},
+                is_mobile=True,
+                has_touch=True,
+                color_scheme="dark",
+            )
             ctx.set_default_timeout(WAIT)
             page = ctx.new_page()
             page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -233,7 +260,9 @@ def test_pass_and_play_hides_each_sea_behind_a_privacy_screen(playwright_api: An
             expect(page.locator("#bs-status")).to_have_text("Your turn: tap the enemy sea")
             expect(page.locator("#bs-enemy-title")).to_have_text("Sea of Bo")
             page.locator("#bs-enemy-grid .sea-cell[data-square=E5]").tap()
-            expect(page.locator("#bs-enemy-grid .sea-cell[data-square=E5]")).to_have_class(re.compile(r"\bis-(miss|hit|sunk)\b"))
+            expect(page.locator("#bs-enemy-grid .sea-cell[data-square=E5]")).to_have_class(
+                re.compile(r"\bis-(miss|hit|sunk)\b")
+            )
             page.screenshot(path=str(ARTIFACTS / "08-pass-and-play-shot.png"), timeout=60_000)
         finally:
             browser.close()

@@ -34,9 +34,17 @@ def test_no_accepted_sjoslag_fleet_touches(seed: int, index: int, dc: int, dr: i
     ships = random_sea(grid, game.state.ruleset.sea, game.state.ruleset.fleet, random.Random(seed))
     moved = ships[index]
     origin = min(moved.squares)
-    squares = {Square(origin.col + (s.row - origin.row if turn else s.col - origin.col) + dc, origin.row + (s.col - origin.col if turn else s.row - origin.row) + dr) for s in moved.squares}
+    squares = {
+        Square(
+            origin.col + (s.row - origin.row if turn else s.col - origin.col) + dc,
+            origin.row + (s.col - origin.col if turn else s.row - origin.row) + dr,
+        )
+        for s in moved.squares
+    }
     ships[index] = Ship(moved.id, moved.kind, frozenset(squares))
-    legal = all(grid.contains(s) for s in squares) and not any(touching(a, b) for i, a in enumerate(ships) for b in ships[i + 1 :])
+    legal = all(grid.contains(s) for s in squares) and not any(
+        touching(a, b) for i, a in enumerate(ships) for b in ships[i + 1 :]
+    )
     try:
         game.act({"type": "place_fleet", "player": "A", "ships": [_ship_json(grid, s) for s in ships]})
     except RulesError:
@@ -125,11 +133,17 @@ def test_salvo_size_follows_the_ships_afloat(seed: int, hit_rate: float, per_sho
         assert len(called) == min(afloat, free) == bs.shots_due(before)
         sizes[shooter].append(len(called))
         grid = before.grid()
-        spare = [grid.square_name(s) for s in grid.squares() if s not in before.players[bs.other(shooter)].closed() and grid.square_name(s) not in called]
+        spare = [
+            grid.square_name(s)
+            for s in grid.squares()
+            if s not in before.players[bs.other(shooter)].closed() and grid.square_name(s) not in called
+        ]
         for wrong in (called[:-1], called + spare[:1]):
             if wrong and len(wrong) != len(called):
                 try:
-                    bs.apply(before, {"type": "fire", "player": shooter, "squares": wrong}, at=0.0, by=f"player:{shooter}")
+                    bs.apply(
+                        before, {"type": "fire", "player": shooter, "squares": wrong}, at=0.0, by=f"player:{shooter}"
+                    )
                 except IllegalAction:
                     pass
                 else:
@@ -194,7 +208,9 @@ def _leaks(state: bs.State, role: str) -> list[str]:
 
 @given(ruleset_id=st.sampled_from(RULESET_IDS), seed=SEEDS, hit_rate=st.floats(0.0, 1.0))
 @settings(max_examples=12, deadline=None)
-def test_no_view_shows_an_unhit_enemy_ship_square_before_the_game_is_over(ruleset_id: str, seed: int, hit_rate: float) -> None:
+def test_no_view_shows_an_unhit_enemy_ship_square_before_the_game_is_over(
+    ruleset_id: str, seed: int, hit_rate: float
+) -> None:
     """Player and public views, serialised to JSON, never name an unhit enemy ship square while play goes on."""
 
     def check(game: Game, before: bs.State, shooter: str, called: list[str]) -> None:

@@ -87,9 +87,13 @@ def test_zeeslag_fleet_of_5_carrier_5_battleship_4_cruiser_3_submarine_3_destroy
 def test_zeeslag_placement_horizontal_or_vertical_never_diagonal() -> None:
     ruleset = rs("zeeslag")
     grid = ruleset.grid()
-    fleet = [ship("carrier", *[(c, 0) for c in range(5)], letter="A"), ship("battleship", *[(9, r) for r in range(2, 6)], letter="B"),
-             ship("cruiser", (0, 4), (1, 5), (2, 6), letter="C"), ship("submarine", (5, 5), (5, 6), (5, 7), letter="D"),
-             ship("destroyer", (7, 9), (8, 9), letter="E")]
+    fleet = [
+        ship("carrier", *[(c, 0) for c in range(5)], letter="A"),
+        ship("battleship", *[(9, r) for r in range(2, 6)], letter="B"),
+        ship("cruiser", (0, 4), (1, 5), (2, 6), letter="C"),
+        ship("submarine", (5, 5), (5, 6), (5, 7), letter="D"),
+        ship("destroyer", (7, 9), (8, 9), letter="E"),
+    ]
     problems = [p.message for p in check_fleet(grid, ruleset.sea, ruleset.fleet, fleet)]
     assert problems == ["cruiser at E1/F2/G3 is not the shape XXX (turned or mirrored)"]
     game = Game("zeeslag")
@@ -109,8 +113,16 @@ def test_zeeslag_placement_inside_the_grid() -> None:
 
 def test_zeeslag_placement_no_overlap() -> None:
     game = Game("zeeslag")
-    ships = [{"kind": k, "squares": sq} for k, sq in [("carrier", ["A1", "A2", "A3", "A4", "A5"]), ("battleship", ["A2", "B2", "C2", "D2"]),
-             ("cruiser", ["F1", "F2", "F3"]), ("submarine", ["H1", "H2", "H3"]), ("destroyer", ["J1", "J2"])]]
+    ships = [
+        {"kind": k, "squares": sq}
+        for k, sq in [
+            ("carrier", ["A1", "A2", "A3", "A4", "A5"]),
+            ("battleship", ["A2", "B2", "C2", "D2"]),
+            ("cruiser", ["F1", "F2", "F3"]),
+            ("submarine", ["H1", "H2", "H3"]),
+            ("destroyer", ["J1", "J2"]),
+        ]
+    ]
     with pytest.raises(IllegalAction, match="aircraft carrier overlaps battleship at A2"):
         game.act({"type": "place_fleet", "player": "A", "ships": ships})
 
@@ -229,7 +241,13 @@ def test_salvo_defender_reports_how_many_on_which_ships_and_any_sunk_but_not_whi
         assert view["volleys"]["A"][-1]["hits"] == 3
     # The defender knows which squares hit, on its own ocean.
     mine = bs.view_for(game.state, "player:B")["boards"]["B"]["shots"]
-    assert [(s["result"], s["ship"]) for s in mine] == [("sunk", "destroyer"), ("sunk", "destroyer"), ("hit", "carrier"), ("miss", None), ("miss", None)]
+    assert [(s["result"], s["ship"]) for s in mine] == [
+        ("sunk", "destroyer"),
+        ("sunk", "destroyer"),
+        ("hit", "carrier"),
+        ("miss", None),
+        ("miss", None),
+    ]
 
 
 def test_salvo_a_referee_may_pick_report_per_shot_instead_a_common_house_rule() -> None:
@@ -239,7 +257,11 @@ def test_salvo_a_referee_may_pick_report_per_shot_instead_a_common_house_rule() 
     assert game.state.ruleset.report == "named" and game.state.ruleset.shots_per_turn == "per_ship_afloat"
     game.fire("A", "E1", "E2", "A1", "J1", "J2")
     assert [(s.result, s.ship) for s in game.last_volley("A").shots] == [
-        ("hit", "destroyer"), ("sunk", "destroyer"), ("hit", "carrier"), ("miss", None), ("miss", None)
+        ("hit", "destroyer"),
+        ("sunk", "destroyer"),
+        ("hit", "carrier"),
+        ("miss", None),
+        ("miss", None),
     ]
     # The same switch as data in a copy of the file.
     raw = ruleset_raw("zeeslag-salvo")
@@ -266,7 +288,10 @@ def test_sjoslag_fleet_of_10_battleship_4x1_cruiser_3x2_destroyer_2x3_torpedo_bo
     kinds = ruleset.sea.kinds
     counts = {k: ruleset.fleet.count(k) for k in dict.fromkeys(ruleset.fleet)}
     assert [(kinds[k].names["nb"], kinds[k].shape.size, n) for k, n in counts.items()] == [
-        ("slagskip", 4, 1), ("krysser", 3, 2), ("jager", 2, 3), ("torpedobåt", 1, 4)
+        ("slagskip", 4, 1),
+        ("krysser", 3, 2),
+        ("jager", 2, 3),
+        ("torpedobåt", 1, 4),
     ]
     assert len(ruleset.fleet) == 10
 
@@ -361,10 +386,19 @@ def test_sjoslag_rule_breaking_wrong_number_of_ships_is_refused_with_the_reason(
     with pytest.raises(IllegalAction, match="torpedo boat: the sea lacks 1"):
         game.place("A", SJO_SPREAD.replace("J.........", ".........."))
     with pytest.raises(IllegalAction, match="torpedo boat: the fleet has 4, this sea has 5"):
-        game.act({"type": "place_fleet", "player": "A", "ships": [
-            *[s.to_dict(game.state.grid()) for s in ships_from_text(SJO_SPREAD, game.state.ruleset.sea, game.state.ruleset.fleet)[1]],
-            {"id": "K", "kind": "torpedo_boat", "squares": ["J10"]},
-        ]})
+        game.act(
+            {
+                "type": "place_fleet",
+                "player": "A",
+                "ships": [
+                    *[
+                        s.to_dict(game.state.grid())
+                        for s in ships_from_text(SJO_SPREAD, game.state.ruleset.sea, game.state.ruleset.fleet)[1]
+                    ],
+                    {"id": "K", "kind": "torpedo_boat", "squares": ["J10"]},
+                ],
+            }
+        )
 
 
 def test_sjoslag_rule_breaking_touching_ships_is_refused_with_the_reason() -> None:
@@ -476,7 +510,9 @@ def test_answer_counts_only_new_hits_and_sinks_on_the_last_square() -> None:
     assert (volley.hits, volley.sunk, volley.shots[0].result) == (1, ("destroyer",), "sunk")
 
 
-def answer_of(ruleset: bs.BattleshipRuleset, ships: list[Ship], hit: set[tuple[int, int]], squares: list[tuple[int, int]]) -> Volley:
+def answer_of(
+    ruleset: bs.BattleshipRuleset, ships: list[Ship], hit: set[tuple[int, int]], squares: list[tuple[int, int]]
+) -> Volley:
     return bs.answer(ruleset, ships, frozenset(Square(c, r) for c, r in hit), [Square(c, r) for c, r in squares])
 
 
@@ -571,7 +607,7 @@ def test_sjoslag_ships_carry_norwegian_names() -> None:
 def test_a_broken_battleship_ruleset_reports_every_problem_as_file_key_reason(tmp_path: Path) -> None:
     text = ruleset_path("sjoslag").read_text(encoding="utf-8")
     text = text.replace('shots = "one"', 'shots = "two"').replace("touching = false", "touching = true")
-    text = text.replace("size = 10 ", "size = 4 ").replace("again_on_hit = true", "again_on_hit = \"yes\"\nturbo = 1")
+    text = text.replace("size = 10 ", "size = 4 ").replace("again_on_hit = true", 'again_on_hit = "yes"\nturbo = 1')
     path = tmp_path / "broken.toml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(RulesetError) as err:
@@ -599,7 +635,9 @@ def test_a_battleship_ruleset_is_refused_by_the_air_raid_game() -> None:
 
 
 @pytest.mark.parametrize("ruleset_id", RULESET_IDS)
-def test_cli_rules_check_sea_place_and_sea_check_work_on_the_battleship_rulesets(ruleset_id: str, tmp_path: Path) -> None:
+def test_cli_rules_check_sea_place_and_sea_check_work_on_the_battleship_rulesets(
+    ruleset_id: str, tmp_path: Path
+) -> None:
     runner = CliRunner()
     path = str(ruleset_path(ruleset_id))
     checked = runner.invoke(rules_group, ["check", path])
@@ -633,7 +671,10 @@ def test_cli_sea_check_gives_sjoslag_reasons(tmp_path: Path) -> None:
 
 def test_cli_rules_check_broken_battleship_ruleset(tmp_path: Path) -> None:
     path = tmp_path / "broken.toml"
-    path.write_text(ruleset_path("zeeslag").read_text(encoding="utf-8").replace('report = "named"', 'report = "loud"'), encoding="utf-8")
+    path.write_text(
+        ruleset_path("zeeslag").read_text(encoding="utf-8").replace('report = "named"', 'report = "loud"'),
+        encoding="utf-8",
+    )
     result = CliRunner().invoke(rules_group, ["check", str(path)])
     assert result.exit_code == 1
     assert result.output.strip() == f"{path}: play.report: 'loud' is not one of: named, hit_miss_sunk, totals"
@@ -649,7 +690,12 @@ def test_the_store_replays_and_snapshots_a_battleship_game(tmp_path: Path, monke
     engine = make_engine(f"sqlite:///{tmp_path / 'store.sqlite3'}")
     migrate(engine)
     store = Store(engine, snapshot_every=5)
-    action = {"type": "create_game", "ruleset": ruleset_raw("sjoslag"), "players": {"A": "Eva", "B": "Ola"}, "first": "A"}
+    action = {
+        "type": "create_game",
+        "ruleset": ruleset_raw("sjoslag"),
+        "players": {"A": "Eva", "B": "Ola"},
+        "first": "A",
+    }
     gid = store.create_game(bs.MODE, action, at=1.0, by="player:A").game_id
     for p in "AB":
         store.execute(gid, {"type": "place_fleet", "player": p, "sea": SJO_SPREAD}, at=2.0, by=f"player:{p}")
@@ -659,7 +705,14 @@ def test_the_store_replays_and_snapshots_a_battleship_game(tmp_path: Path, monke
         if state.phase != "playing":
             break
         fire = next(a for a in bs.legal_actions(state, f"player:{state.turn}") if a["type"] == "fire")
-        store.execute(gid, {"type": "fire", "player": state.turn, "squares": rng.sample(fire["squares"], 1)}, at=3.0, by=f"player:{state.turn}", client_id=f"c{version}", version=version)
+        store.execute(
+            gid,
+            {"type": "fire", "player": state.turn, "squares": rng.sample(fire["squares"], 1)},
+            at=3.0,
+            by=f"player:{state.turn}",
+            client_id=f"c{version}",
+            version=version,
+        )
     with pytest.raises(StaleVersion):
         store.execute(gid, {"type": "forfeit", "player": "A"}, at=4.0, by="player:A", version=version - 1)
     fresh, fresh_version = Store(engine, snapshot_every=5).load(gid)  # from the newest snapshot and the events after it

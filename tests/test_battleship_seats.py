@@ -208,7 +208,12 @@ def test_a_game_nobody_plays_expires_and_its_page_says_so(app: Flask, duel: dict
 def test_the_round_clock_never_loads_a_battleship_game(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
     referee = referee_client(app)
     created = create_airraid(app, referee)
-    game = {"id": created["game"], "referee": referee, "A": join(app, created["links"]["join"]["A"]), "B": join(app, created["links"]["join"]["B"])}
+    game = {
+        "id": created["game"],
+        "referee": referee,
+        "A": join(app, created["links"]["join"]["A"]),
+        "B": join(app, created["links"]["join"]["B"]),
+    }
     battleships = []
     for _ in range(3):
         phone = app.test_client()
@@ -249,20 +254,39 @@ def test_the_migration_marks_running_games_for_the_clock_and_spends_old_invites(
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "0001")
-        for gid, mode, status in (("air", "airraid", "playing"), ("sea", "battleship", "playing"), ("old", "airraid", "over")):
-            conn.execute(text("INSERT INTO games (id, mode, created_at, seq, status) VALUES (:id, :mode, 1.0, 1, :status)"), {"id": gid, "mode": mode, "status": status})
+        for gid, mode, status in (
+            ("air", "airraid", "playing"),
+            ("sea", "battleship", "playing"),
+            ("old", "airraid", "over"),
+        ):
+            conn.execute(
+                text("INSERT INTO games (id, mode, created_at, seq, status) VALUES (:id, :mode, 1.0, 1, :status)"),
+                {"id": gid, "mode": mode, "status": status},
+            )
         conn.execute(
             text(
                 "INSERT INTO events (game_id, seq, kind, data, at, by, batch_seq) "
                 "VALUES ('sea', 1, 'create_game', '{}', 5.0, 'player:A', 1)"
             )
         )
-        conn.execute(insert(tokens_t).values(game_id="sea", role="team_join", subject="B", token_hash="h1", label="nonce:x", created_at=1.0))
-        conn.execute(insert(tokens_t).values(game_id="air", role="team_join", subject="B", token_hash="h2", label="nonce:y", created_at=1.0))
+        conn.execute(
+            insert(tokens_t).values(
+                game_id="sea", role="team_join", subject="B", token_hash="h1", label="nonce:x", created_at=1.0
+            )
+        )
+        conn.execute(
+            insert(tokens_t).values(
+                game_id="air", role="team_join", subject="B", token_hash="h2", label="nonce:y", created_at=1.0
+            )
+        )
     migrate(engine)
     with engine.connect() as conn:
-        rows = {r.id: (r.deadline, r.updated_at) for r in conn.execute(text("SELECT id, deadline, updated_at FROM games"))}
-        revoked: dict[str, bool] = dict(conn.execute(text("SELECT token_hash, revoked_at IS NOT NULL FROM tokens")).all())
+        rows = {
+            r.id: (r.deadline, r.updated_at) for r in conn.execute(text("SELECT id, deadline, updated_at FROM games"))
+        }
+        revoked: dict[str, bool] = dict(
+            conn.execute(text("SELECT token_hash, revoked_at IS NOT NULL FROM tokens")).all()
+        )
     assert rows["air"][0] is not None and rows["sea"][0] is None and rows["old"][0] is None
     assert rows["sea"][1] == 5.0 and rows["air"][1] == 1.0
     assert revoked == {"h1": True, "h2": False}
@@ -288,7 +312,12 @@ def bare_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
 def test_the_store_expires_idle_games_in_short_batches_on_each_backend(bare_store: Store) -> None:
     from tests.battleship_helpers import ruleset_raw
 
-    action = {"type": "create_game", "ruleset": ruleset_raw("zeeslag"), "players": {"A": "Eva", "B": "Bo"}, "first": "A"}
+    action = {
+        "type": "create_game",
+        "ruleset": ruleset_raw("zeeslag"),
+        "players": {"A": "Eva", "B": "Bo"},
+        "first": "A",
+    }
     old = [bare_store.create_game("battleship", action, at=100.0, by="player:A").game_id for _ in range(3)]
     new = bare_store.create_game("battleship", action, at=10_000.0, by="player:A").game_id
     assert bare_store.due_game_ids(1e12) == []  # Battleship games have no deadline

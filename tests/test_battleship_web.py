@@ -19,9 +19,16 @@ from .test_games_web import join, referee_client
 # Two Sjøslag fleets on squares the other fleet never uses (rows 1–5 and rows 6–10), so a square
 # name found in a message can only mean one fleet.
 FLEET_A = [
-    ("battleship", "A1 B1 C1 D1"), ("cruiser", "F1 G1 H1"), ("cruiser", "A3 B3 C3"),
-    ("destroyer", "E3 F3"), ("destroyer", "H3 I3"), ("destroyer", "A5 B5"),
-    ("torpedo_boat", "D5"), ("torpedo_boat", "F5"), ("torpedo_boat", "H5"), ("torpedo_boat", "J5"),
+    ("battleship", "A1 B1 C1 D1"),
+    ("cruiser", "F1 G1 H1"),
+    ("cruiser", "A3 B3 C3"),
+    ("destroyer", "E3 F3"),
+    ("destroyer", "H3 I3"),
+    ("destroyer", "A5 B5"),
+    ("torpedo_boat", "D5"),
+    ("torpedo_boat", "F5"),
+    ("torpedo_boat", "H5"),
+    ("torpedo_boat", "J5"),
 ]
 
 
@@ -91,7 +98,10 @@ def test_two_players_and_a_spectator_never_see_the_hidden_fleet(app: Flask, duel
         assert ack["ok"], (who, ack)
         bodies[who].append(json.dumps(ack))
     # Each side asks for the other's view every way it can: the projector alias, a stranger's cookie.
-    assert socks["A"].emit("resync", {"game": gid, "seq": 0, "as": "player:B"}, callback=True)["view"]["role"] == "player:A"
+    assert (
+        socks["A"].emit("resync", {"game": gid, "seq": 0, "as": "player:B"}, callback=True)["view"]["role"]
+        == "player:A"
+    )
     assert socks["stranger"].emit("resync", {"game": gid, "seq": 0}, callback=True)["view"]["role"] == "public"
 
     ok(note("A", act(duel["A"], gid, {"type": "place_fleet", "player": "A", "ships": ships(FLEET_A)})))
@@ -104,21 +114,43 @@ def test_two_players_and_a_spectator_never_see_the_hidden_fleet(app: Flask, duel
     assert late.get(duel["links"]["join"]["B"].split("localhost", 1)[1], follow_redirects=True).status_code == 403
     assert late.get(f"/api/games/{gid}/view").get_json()["role"] == "public"
     assert note("A", act(duel["A"], gid, {"type": "fire", "player": "B", "squares": ["A2"]})).status_code == 403
-    ack = socks["A"].emit("action", {"game": gid, "client_id": "x1", "action": {"type": "fire", "player": "B", "squares": ["A2"]}}, callback=True)
+    ack = socks["A"].emit(
+        "action",
+        {"game": gid, "client_id": "x1", "action": {"type": "fire", "player": "B", "squares": ["A2"]}},
+        callback=True,
+    )
     assert ack["ok"] is False and ack["error"] == "not_your_turn"
-    ack = socks["stranger"].emit("action", {"game": gid, "client_id": "x2", "action": {"type": "fire", "player": "B", "squares": ["A2"]}}, callback=True)
+    ack = socks["stranger"].emit(
+        "action",
+        {"game": gid, "client_id": "x2", "action": {"type": "fire", "player": "B", "squares": ["A2"]}},
+        callback=True,
+    )
     assert ack["ok"] is False and ack["error"] == "forbidden"
-    assert note("A", duel["A"].post(f"/api/battleship/games/{gid}/sea/check", json={"player": "B", "ships": []})).status_code == 403
-    assert note("public", duel["public"].post(f"/api/battleship/games/{gid}/sea/random", json={"player": "A"})).status_code == 403
+    assert (
+        note(
+            "A", duel["A"].post(f"/api/battleship/games/{gid}/sea/check", json={"player": "B", "ships": []})
+        ).status_code
+        == 403
+    )
+    assert (
+        note("public", duel["public"].post(f"/api/battleship/games/{gid}/sea/random", json={"player": "A"})).status_code
+        == 403
+    )
     for who in ("A", "public"):
         # The air-raid log routes do not open a Battleship game (its log holds both fleets).
         assert note(who, clients[who].get(f"/api/games/{gid}/events")).status_code == 404
         assert note(who, clients[who].get(f"/api/games/{gid}/log.json")).status_code == 404
 
     # Sjøslag: a hit shoots again, a miss passes the turn.
-    ack = socks["A"].emit("action", {"game": gid, "client_id": "a1", "action": {"type": "fire", "player": "A", "squares": ["A6"]}}, callback=True)
+    ack = socks["A"].emit(
+        "action",
+        {"game": gid, "client_id": "a1", "action": {"type": "fire", "player": "A", "squares": ["A6"]}},
+        callback=True,
+    )
     assert ack["ok"], ack
-    assert ack["view"]["turn"] == "A" and ack["view"]["boards"]["B"]["shots"] == [{"square": "A6", "result": "hit", "ship": None}]
+    assert ack["view"]["turn"] == "A" and ack["view"]["boards"]["B"]["shots"] == [
+        {"square": "A6", "result": "hit", "ship": None}
+    ]
     bodies["A"].append(json.dumps(ack))
     ok(note("A", act(duel["A"], gid, {"type": "fire", "player": "A", "squares": ["E7"]})))
     ok(note("B", act(duel["B"], gid, {"type": "fire", "player": "B", "squares": ["A1"]})))
@@ -174,7 +206,11 @@ def test_the_computer_places_and_answers_and_its_fleet_stays_hidden(app: Flask) 
     # Its fleet is in the referee's view, and in none of Eva's answers.
     truth = ok(referee_client(app).get(f"/api/games/{gid}/view"))["boards"]["B"]["ships"]
     computer_squares = {sq for s in truth for sq in s["squares"]} - {s["square"] for s in view["boards"]["B"]["shots"]}
-    texts = json.dumps(view) + eva.get(f"/b/{gid}").get_data(as_text=True) + json.dumps(ok(eva.get(f"/api/games/{gid}/view")))
+    texts = (
+        json.dumps(view)
+        + eva.get(f"/b/{gid}").get_data(as_text=True)
+        + json.dumps(ok(eva.get(f"/api/games/{gid}/view")))
+    )
     # A square named on Eva's own sea (her ships, the computer's shots, rings) says nothing of its fleet.
     everywhere = {f"{c}{r}" for c in "ABCDEFGHIJ" for r in range(1, 11)}
     own = leaked(everywhere, json.dumps([view["boards"]["A"], view["volleys"]["B"]]))
@@ -221,7 +257,10 @@ def test_the_lobby_starts_each_mode_in_its_own_language(app: Flask) -> None:
     assert 'lang="nl">Zeeslag (klassiek)' in lobby and 'lang="nb">Sjøslag' in lobby
     assert "/battleship" in client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
     token = re.search(r'name="csrf_token" value="([^"]+)"', lobby).group(1)  # type: ignore[union-attr]
-    response = client.post("/battleship", data={"csrf_token": token, "ruleset": "zeeslag-salvo", "opponent": "computer", "name": "Eva", "first": "A"})
+    response = client.post(
+        "/battleship",
+        data={"csrf_token": token, "ruleset": "zeeslag-salvo", "opponent": "computer", "name": "Eva", "first": "A"},
+    )
     assert response.status_code == 303
     gid = response.headers["Location"].rsplit("/", 1)[1]
     view = ok(client.get(f"/api/games/{gid}/view", headers={"Accept-Language": "nl"}))
@@ -274,6 +313,8 @@ def test_page_script_pure_functions() -> None:
     if node is None:
         pytest.skip("Node.js not installed: the Battleship page's JS checks are skipped")
     js = (Path(__file__).resolve().parent.parent / "static" / "js").as_uri()
-    result = subprocess.run([node, "--input-type=module", "-e", NODE_CHECKS, js], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [node, "--input-type=module", "-e", NODE_CHECKS, js], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr + result.stdout
     assert "battleship js ok" in result.stdout

@@ -21,7 +21,10 @@ def test_a_retry_by_the_sender_is_answered_as_a_duplicate(game: dict[str, Any]) 
 def test_another_role_reusing_a_client_id_gets_a_refusal_not_the_events(game: dict[str, Any]) -> None:  # noqa: F811
     """Team B sending team A's client id is refused, and A's fleet is not in the answer."""
     sea_a = ships_json()
-    assert act(game["A"], game["id"], {"type": "lock_sea", "team": "A", "ships": sea_a}, client_id="a-2").status_code == 200
+    assert (
+        act(game["A"], game["id"], {"type": "lock_sea", "team": "A", "ships": sea_a}, client_id="a-2").status_code
+        == 200
+    )
     before = game["referee"].get(f"/api/games/{game['id']}/view").get_json()["version"]
     stolen = act(game["B"], game["id"], {"type": "lock_sea", "team": "B", "ships": ships_json()}, client_id="a-2")
     assert stolen.status_code == 400

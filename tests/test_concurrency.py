@@ -58,7 +58,9 @@ def store_writer(db: str, gid: str, writer: int, start: Any, out: Any) -> None:
     for k in range(EACH):
         for attempt in range(2 if k % 10 == 0 else 1):
             try:
-                result = store.execute(gid, {"type": "add", "n": 1}, at=float(k), by=f"writer{writer}", client_id=f"w{writer}-{k}")
+                result = store.execute(
+                    gid, {"type": "add", "n": 1}, at=float(k), by=f"writer{writer}", client_id=f"w{writer}-{k}"
+                )
             except Exception as exc:  # noqa: BLE001 - anything reaching the caller is a failure of the store
                 errors.append(f"{type(exc).__name__}: {exc}"[:200])
                 continue
@@ -167,11 +169,17 @@ def test_eight_store_processes_lose_nothing_and_see_no_lock(db: str) -> None:
         assert versions == sorted(versions) and len(set(versions)) == EACH
     with engine.connect() as conn:
         seqs = list(conn.execute(select(EventRow.seq).where(EventRow.game_id == gid).order_by(EventRow.seq)).scalars())
-        client_ids = list(conn.execute(select(EventRow.client_id).where(EventRow.game_id == gid, EventRow.client_id.is_not(None))).scalars())
+        client_ids = list(
+            conn.execute(
+                select(EventRow.client_id).where(EventRow.game_id == gid, EventRow.client_id.is_not(None))
+            ).scalars()
+        )
         game_seq = conn.execute(select(Game.seq).where(Game.id == gid)).scalar_one()
     assert seqs == list(range(1, total + 2)), "contiguous seqs 1..N"
     assert game_seq == total + 1
-    assert sorted(str(c) for c in client_ids) == sorted(f"w{w}-{k}" for w in range(WRITERS) for k in range(EACH)), "each entry once"
+    assert sorted(str(c) for c in client_ids) == sorted(f"w{w}-{k}" for w in range(WRITERS) for k in range(EACH)), (
+        "each entry once"
+    )
     fresh = Store(engine, modes={"counter": CounterMode()})
     state, version = fresh.load(gid)
     assert (state.total, state.adds, version) == (total, total, total + 1), "no update lost"
@@ -187,7 +195,10 @@ def test_naive_read_then_write_loses_updates_or_locks_where_immediate_does_not(d
         errors = [e for _how, errs in results for e in errs]
         lost = WRITERS * NAIVE_EACH - len(errors) - counter_total(db)
         outcomes[how] = (lost, errors)
-    print("\nlost updates, errors reaching the caller:", {how: (lost, len(errors)) for how, (lost, errors) in outcomes.items()})
+    print(
+        "\nlost updates, errors reaching the caller:",
+        {how: (lost, len(errors)) for how, (lost, errors) in outcomes.items()},
+    )
 
     lost, errors = outcomes["pysqlite"]
     assert lost > 0 or errors, "pysqlite's default (BEGIN at the first write) races: updates are lost"
@@ -272,5 +283,9 @@ def test_the_log_refuses_a_second_event_with_the_same_client_id(db: str) -> None
     gid = store.create_game("counter", {}, at=0.0, by="referee").game_id
     store.execute(gid, {"type": "add", "n": 1}, at=1.0, by="referee", client_id="once")
     with pytest.raises(IntegrityError), engine.begin() as conn:
-        conn.execute(insert(EventRow).values(game_id=gid, seq=3, kind="added", data='{"n":1}', at=2.0, by="x", batch_seq=3, client_id="once"))
+        conn.execute(
+            insert(EventRow).values(
+                game_id=gid, seq=3, kind="added", data='{"n":1}', at=2.0, by="x", batch_seq=3, client_id="once"
+            )
+        )
     engine.dispose()

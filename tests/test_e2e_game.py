@@ -38,7 +38,13 @@ if TYPE_CHECKING:
 
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 PLAYERS = {"A": ["Ann", "Ada", "Abe", "Amy"], "B": ["Bob", "Bea", "Ben", "Bo"]}
@@ -104,14 +110,21 @@ def test_a_whole_game_through_the_pages(playwright_api: Any, server: Server, tmp
 
             def context(label: str, viewport: dict[str, int], phone: bool) -> Any:
                 ctx = browser.new_context(
-                    viewport=viewport, locale="en-GB", extra_http_headers={"Accept-Language": "en"},
+                    viewport=viewport,
+                    locale="en-GB",
+                    extra_http_headers={"Accept-Language": "en"},
                     **({"is_mobile": True, "has_touch": True, "device_scale_factor": 2} if phone else {}),
                 )
                 ctx.set_default_timeout(WAIT)
 
                 def watch_page(page: Page) -> None:
                     page.on("pageerror", lambda exc: errors.append(f"{label} {page.url}: {exc}"))
-                    page.on("console", lambda msg: errors.append(f"{label} {page.url} console: {msg.text}") if msg.type == "error" else None)
+                    page.on(
+                        "console",
+                        lambda msg: (
+                            errors.append(f"{label} {page.url} console: {msg.text}") if msg.type == "error" else None
+                        ),
+                    )
 
                 ctx.on("page", watch_page)
                 return ctx
@@ -123,7 +136,9 @@ def test_a_whole_game_through_the_pages(playwright_api: Any, server: Server, tmp
                     focus.scroll_into_view_if_needed()
                 narrow = (page.viewport_size or LAPTOP)["width"] < 600
                 if narrow:
-                    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), f"{name}: sideways scroll"
+                    assert page.evaluate(
+                        "document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+                    ), f"{name}: sideways scroll"
                 if whole is None:
                     whole = not narrow
                 page.screenshot(path=str(ARTIFACTS / f"{number:02d}-{name}.png"), full_page=whole)
@@ -193,7 +208,9 @@ def test_a_whole_game_through_the_pages(playwright_api: Any, server: Server, tmp
             expect(team_b.locator(".editor-hint")).to_contain_text("Now tap the square for the front of the ship-two")
             team_b.locator("#sea-editor .sea-cell[data-square=B2]").tap()
             for square in ("B2", "C2"):
-                expect(team_b.locator(f"#sea-editor .sea-cell[data-square={square}]")).to_have_class(re.compile(r"\bis-ship\b"))
+                expect(team_b.locator(f"#sea-editor .sea-cell[data-square={square}]")).to_have_class(
+                    re.compile(r"\bis-ship\b")
+                )
             expect(team_b.locator("#sea-editor .sea-cell.is-ship")).to_have_count(2)
             expect(team_b.locator(".tray-done")).to_have_text("All ships are on the sea.")
             expect(team_b.locator("#result")).to_contain_text("The sea is legal")
@@ -202,7 +219,9 @@ def test_a_whole_game_through_the_pages(playwright_api: Any, server: Server, tmp
             team_b.get_by_role("button", name="Lock sea").tap()
             expect(team_b.locator("#sea-locked")).to_be_visible()
             for square in ("B2", "C2"):
-                expect(team_b.locator(f"#locked-grid .sea-cell[data-square={square}]")).to_have_class(re.compile(r"\bis-ship\b"))
+                expect(team_b.locator(f"#locked-grid .sea-cell[data-square={square}]")).to_have_class(
+                    re.compile(r"\bis-ship\b")
+                )
             shot(team_a, 3, "team-a-locked-random")
             shot(team_b, 3, "team-b-locked")
             for team in "AB":
@@ -269,7 +288,9 @@ def test_a_whole_game_through_the_pages(playwright_api: Any, server: Server, tmp
                 return slips
 
             def slip_url(slips: Page, pilot: str) -> str:
-                url = slips.locator(".slip").filter(has_text=f"Pilot: {pilot}").locator(".slip-url").inner_text().strip()
+                url = (
+                    slips.locator(".slip").filter(has_text=f"Pilot: {pilot}").locator(".slip-url").inner_text().strip()
+                )
                 assert re.fullmatch(rf"{re.escape(server.base)}/s/\S+", url), url
                 return url
 
@@ -345,7 +366,9 @@ def test_a_whole_game_through_the_pages(playwright_api: Any, server: Server, tmp
             decided = ref.locator('#corridors td.meet[data-status="done"]')
             expect(decided).to_have_count(1)
             expect(decided).to_contain_text("passed each other")
-            expect(ref.locator("#log")).to_contain_text("Dogfight in the upper corridor, A1 (Ann) vs B1 (Bob): passed each other")
+            expect(ref.locator("#log")).to_contain_text(
+                "Dogfight in the upper corridor, A1 (Ann) vs B1 (Bob): passed each other"
+            )
             expect(ref.locator("#attention .attn-dogfight")).to_have_count(0)
             shot(fighter, 7, "pilot-fighter-decided")
             shot(ref, 7, "referee-dogfight-decided")
@@ -382,7 +405,9 @@ def test_a_whole_game_through_the_pages(playwright_api: Any, server: Server, tmp
             expect(team_b.locator("#verdict")).to_have_text("SUNK")
             expect(team_b.locator("#bombing-text")).to_contain_text("is sunk")
             for square in ("B2", "C2"):
-                expect(team_b.locator(f"#play-grid .sea-cell[data-square={square}]")).to_have_class(re.compile(r"\bis-sunk\b"))
+                expect(team_b.locator(f"#play-grid .sea-cell[data-square={square}]")).to_have_class(
+                    re.compile(r"\bis-sunk\b")
+                )
             shot(team_b, 9, "team-b-sunk")
 
             # ------------------------------------------------ 10. the winner, everywhere

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from referee.rules import MODES, airraid, battleship as bs, find_mode
+from referee.rules import MODES, airraid, find_mode
+from referee.rules import battleship as bs
 from referee.rules.battleship import ai as battleship_ai
 from referee.rules.engine import SEED
 from referee.rules.errors import MalformedAction, StaleVersion
@@ -20,7 +21,13 @@ from .battleship_helpers import ruleset_raw
 
 
 def computer_game(**more: Any) -> dict[str, Any]:
-    return {"type": "create_game", "ruleset": ruleset_raw("zeeslag"), "players": {"A": "Ada", "B": "Computer"}, "computer": {"B": "strong"}, **more}
+    return {
+        "type": "create_game",
+        "ruleset": ruleset_raw("zeeslag"),
+        "players": {"A": "Ada", "B": "Computer"},
+        "computer": {"B": "strong"},
+        **more,
+    }
 
 
 def test_the_registry_holds_every_mode_and_refuses_others() -> None:
@@ -32,7 +39,7 @@ def test_the_registry_holds_every_mode_and_refuses_others() -> None:
 
 def test_a_ruleset_is_read_by_the_mode_it_names() -> None:
     assert type(ruleset_from_dict(ruleset_raw("sjoslag"))).__name__ == "BattleshipRuleset"
-    with pytest.raises(Exception, match="ruleset.mode"):
+    with pytest.raises(Exception, match=r"ruleset\.mode"):
         airraid.read_ruleset(ruleset_raw("sjoslag"))
 
 
@@ -68,11 +75,19 @@ def test_the_computer_s_move_is_chance_bound_into_its_event(monkeypatch: pytest.
     events += more
     assert more[0].data[SEED] == 7 and len(more[0].data["ships"]) == len(state.ruleset.fleet)
     # The same seed places the same fleet; the whole game replays without asking the computer again.
-    again, _ = bs.apply(bs.create(computer_game(first="B"), at=1.0, by="player:A", seed=1)[0], {"type": "computer_move", "player": "B"}, at=2.0, by="player:B", seed=7)
+    again, _ = bs.apply(
+        bs.create(computer_game(first="B"), at=1.0, by="player:A", seed=1)[0],
+        {"type": "computer_move", "player": "B"},
+        at=2.0,
+        by="player:B",
+        seed=7,
+    )
     assert bs.state_to_dict(again)["players"]["B"]["ships"] == bs.state_to_dict(state)["players"]["B"]["ships"]
     grid = state.grid()
     ships = battleship_ai.place_fleet(grid, state.ruleset.sea, state.ruleset.fleet, random.Random(3))
-    state, more = bs.apply(state, {"type": "place_fleet", "player": "A", "ships": [s.to_dict(grid) for s in ships]}, at=3.0, by="player:A")
+    state, more = bs.apply(
+        state, {"type": "place_fleet", "player": "A", "ships": [s.to_dict(grid) for s in ships]}, at=3.0, by="player:A"
+    )
     events += more
     state, more = bs.apply(state, {"type": "computer_move", "player": "B"}, at=4.0, by="player:B", seed=8)
     events += more

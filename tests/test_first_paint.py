@@ -30,7 +30,9 @@ def test_the_macro_names_boot_the_module_and_the_socketio_client(app: Flask, cli
 
 def test_without_socketio_only_the_module_is_named(app: Flask) -> None:
     with app.test_request_context():
-        html = str(app.jinja_env.get_template("_macros.html").module.after_first_paint("js/airraid/slips.js", socketio=False))  # type: ignore[attr-defined]
+        html = str(
+            app.jinja_env.get_template("_macros.html").module.after_first_paint("js/airraid/slips.js", socketio=False)
+        )  # type: ignore[attr-defined]
     assert 'data-module="/static/js/airraid/slips.js"' in html
     assert "data-socketio" not in html
 

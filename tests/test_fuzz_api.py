@@ -34,8 +34,18 @@ CALLERS = ["nobody", "stranger", "pilot", "team_a", "referee"]
 
 # The refusal codes the app answers with (rules core, store, HTTP errors).
 ERROR_CODES = {
-    "malformed", "illegal", "not_your_turn", "game_over", "stale", "forbidden", "not_found", "bad_request",
-    "impossible", "method_not_allowed", "unsupported_media_type", "request_entity_too_large",
+    "malformed",
+    "illegal",
+    "not_your_turn",
+    "game_over",
+    "stale",
+    "forbidden",
+    "not_found",
+    "bad_request",
+    "impossible",
+    "method_not_allowed",
+    "unsupported_media_type",
+    "request_entity_too_large",
     "too_many_requests",
 }
 
@@ -78,7 +88,9 @@ def check_answer(arena: Arena, case: Any, response: Any, before: Any, generic: s
     assert status < 500, f"{where}: {status} {response.content[:300]!r}"
     if 400 <= status < 500:
         content_type = {k.lower(): v for k, v in response.headers.items()}.get("content-type", [""])[0]
-        assert content_type.startswith("application/json"), f"{where}: {status} is {content_type!r}, not JSON: {response.content[:200]!r}"
+        assert content_type.startswith("application/json"), (
+            f"{where}: {status} is {content_type!r}, not JSON: {response.content[:200]!r}"
+        )
         body = response.json()
         assert isinstance(body, dict), f"{where}: {body!r}"
         assert body.get("error") in ERROR_CODES, f"{where}: error {body.get('error')!r}"
@@ -97,11 +109,19 @@ def test_api_fuzz(arena: Arena, caller: str, caplog: pytest.LogCaptureFixture) -
     seen: dict[str, dict[int, int]] = {"positive": {}, "negative": {}}
 
     def fuzz(mode: str) -> None:
-        generation = schemathesis.GenerationMode.POSITIVE if mode == "positive" else schemathesis.GenerationMode.NEGATIVE
+        generation = (
+            schemathesis.GenerationMode.POSITIVE if mode == "positive" else schemathesis.GenerationMode.NEGATIVE
+        )
         cases = schema.as_strategy(generation_mode=generation)
 
         # No shrinking: the failing request is printed whole, and shrinking would take minutes.
-        @settings(max_examples=EXAMPLES, deadline=None, database=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=EXAMPLES,
+            deadline=None,
+            database=None,
+            phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
         @given(data=st.data())
         def one_request(data: st.DataObject) -> None:
             case = data.draw(cases, label="case")
@@ -131,9 +151,14 @@ def test_api_fuzz(arena: Arena, caller: str, caplog: pytest.LogCaptureFixture) -
 def test_a_ruleset_that_is_not_text_is_refused(arena: Arena) -> None:
     """Found by the fuzzer: `ruleset_toml` as a list was a 500 (`.strip()` of a list)."""
     before = arena.fingerprint()
-    teams = [{"name": "Owls", "players": ["Oz", "Ola", "Oli", "Ode"]}, {"name": "Rays", "players": ["Ra", "Ro", "Ri", "Ru"]}]
+    teams = [
+        {"name": "Owls", "players": ["Oz", "Ola", "Oli", "Ode"]},
+        {"name": "Rays", "players": ["Ra", "Ro", "Ri", "Ru"]},
+    ]
     for junk in ([[], None, True], {"a": 1}, 7):
-        response = arena.referee.post("/api/games", json={"teams": teams, "ruleset_toml": junk}, headers={"Accept-Language": "en"})
+        response = arena.referee.post(
+            "/api/games", json={"teams": teams, "ruleset_toml": junk}, headers={"Accept-Language": "en"}
+        )
         assert response.status_code == 400, response.get_data(as_text=True)
         assert response.get_json()["error"] == "malformed" and "ruleset_toml" in response.get_json()["message"]
     assert arena.fingerprint() == before
@@ -143,5 +168,11 @@ def test_events_since_a_number_too_big_for_the_database_is_refused(arena: Arena)
     """Found by the fuzzer: `?since=` beyond SQLite's 64-bit integers was a 500 (OverflowError)."""
     for since in ("74222180747415873751955275776", str(2**63), "-1"):
         response = arena.referee.get(f"/api/games/{arena.gid}/events?since={since}", headers={"Accept-Language": "en"})
-        assert response.status_code == 400 and response.get_json()["error"] == "malformed", (since, response.get_data(as_text=True))
-    assert len(arena.referee.get(f"/api/games/{arena.gid}/events?since=3").get_json()["events"]) == len(arena.referee.get(f"/api/games/{arena.gid}/events").get_json()["events"]) - 3
+        assert response.status_code == 400 and response.get_json()["error"] == "malformed", (
+            since,
+            response.get_data(as_text=True),
+        )
+    assert (
+        len(arena.referee.get(f"/api/games/{arena.gid}/events?since=3").get_json()["events"])
+        == len(arena.referee.get(f"/api/games/{arena.gid}/events").get_json()["events"]) - 3
+    )

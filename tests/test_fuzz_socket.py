@@ -44,25 +44,58 @@ SOCKETS = ["referee", "team_a", "pilot", "nobody", "stranger"]
 
 # --- Strategies --------------------------------------------------------------------------------
 
-scalars = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=30)
-junk = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=30)
+)
+junk = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
 # Long text of one character (a phone's stuck key, a pasted novel): 1 kB to 60 kB.
 huge = st.builds(lambda ch, n: ch * n, st.characters(), st.integers(1_000, 60_000))
 LOOKALIKES = ["Ａ１", "Ｃ4"]  # noqa: RUF001 - full-width look-alikes of A1 and C4, on purpose
-squares = st.sampled_from(["A1", "G7", "C4", "E2", "A0", "H1", "A8", "Z99", "AA1", "a1", "", "11", "A-1", "A1.5", "A 1", *LOOKALIKES]) | st.text(max_size=4)
+squares = st.sampled_from(
+    ["A1", "G7", "C4", "E2", "A0", "H1", "A8", "Z99", "AA1", "a1", "", "11", "A-1", "A1.5", "A 1", *LOOKALIKES]
+) | st.text(max_size=4)
 orders = st.sampled_from(["1A1", "1A2", "1B1", "1B2", "2A1", "1C1", "1a1", "", "1A1 "]) | st.text(max_size=5)
 teams = st.sampled_from(["A", "B", "a", "C", "", "AB"])
-throws = st.lists(
-    st.fixed_dictionaries({}, optional={"winner": st.sampled_from(["A", "B", "tie", "bomber", "ship", "C"]) | junk, "hands": st.lists(st.sampled_from(["rock", "paper", "scissors", "lizard"]), max_size=3) | junk}),
-    max_size=6,
-) | junk
+throws = (
+    st.lists(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "winner": st.sampled_from(["A", "B", "tie", "bomber", "ship", "C"]) | junk,
+                "hands": st.lists(st.sampled_from(["rock", "paper", "scissors", "lizard"]), max_size=3) | junk,
+            },
+        ),
+        max_size=6,
+    )
+    | junk
+)
 FIELDS = {
-    "team": teams, "a": orders, "b": orders, "order": orders, "target": squares, "throws": throws,
-    "choice": st.sampled_from(["pass", "continue", "leave", "", "PASS"]), "pilot": st.sampled_from(["Ann", "Bob", "Amy", "Nobody", ""]),
-    "kind": st.sampled_from(["fighter", "bomber", "zeppelin"]), "ship": st.sampled_from(["A", "B", "Z", ""]),
-    "corridor": st.sampled_from(["upper", "lower", "middle", "tunnel"]), "position": st.integers(-3, 100),
-    "seconds": st.integers(-5000, 5000) | st.floats(allow_nan=False), "seq": st.integers(-5, 50), "reason": st.text(max_size=40),
-    "players": st.lists(st.text(max_size=10), max_size=12), "ships": junk, "version": st.integers(-2, 40),
+    "team": teams,
+    "a": orders,
+    "b": orders,
+    "order": orders,
+    "target": squares,
+    "throws": throws,
+    "choice": st.sampled_from(["pass", "continue", "leave", "", "PASS"]),
+    "pilot": st.sampled_from(["Ann", "Bob", "Amy", "Nobody", ""]),
+    "kind": st.sampled_from(["fighter", "bomber", "zeppelin"]),
+    "ship": st.sampled_from(["A", "B", "Z", ""]),
+    "corridor": st.sampled_from(["upper", "lower", "middle", "tunnel"]),
+    "position": st.integers(-3, 100),
+    "seconds": st.integers(-5000, 5000) | st.floats(allow_nan=False),
+    "seq": st.integers(-5, 50),
+    "reason": st.text(max_size=40),
+    "players": st.lists(st.text(max_size=10), max_size=12),
+    "ships": junk,
+    "version": st.integers(-2, 40),
 }
 
 
@@ -88,7 +121,9 @@ def action_of(kind: str) -> st.SearchStrategy[dict[str, Any]]:
 
 actions = st.one_of(
     *[action_of(kind) for kind in sorted(ACTIONS)],
-    st.fixed_dictionaries({"type": st.sampled_from(["create_game", "", "VOID", "__init__"]) | junk}, optional=dict.fromkeys(FIELDS, junk)),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["create_game", "", "VOID", "__init__"]) | junk}, optional=dict.fromkeys(FIELDS, junk)
+    ),
 )
 
 
@@ -108,14 +143,22 @@ def payloads(arena: Arena, who: str) -> st.SearchStrategy[Any]:
         {"game": st.just(arena.gid), "action": actions, "client_id": st.uuids().map(str)},
         optional={"slip": st.just(arena.slips["1A1"])} if who == "pilot" else {},
     )
-    breaks = st.lists(st.tuples(st.sampled_from(sorted(variants)), weighted((3, st.just("variant")), (1, st.just("drop")), (1, st.just("junk")), (1, st.just("huge")))), max_size=2)
+    breaks = st.lists(
+        st.tuples(
+            st.sampled_from(sorted(variants)),
+            weighted((3, st.just("variant")), (1, st.just("drop")), (1, st.just("junk")), (1, st.just("huge"))),
+        ),
+        max_size=2,
+    )
 
     def broken(payload: dict[str, Any], how: list[tuple[str, str]], extra: st.DataObject) -> Any:
         for key, kind in how:
             if kind == "drop":
                 payload.pop(key, None)
             else:
-                payload[key] = extra.draw({"variant": variants[key], "junk": junk, "huge": huge}[kind], label=f"{key} {kind}")
+                payload[key] = extra.draw(
+                    {"variant": variants[key], "junk": junk, "huge": huge}[kind], label=f"{key} {kind}"
+                )
         return payload
 
     mended = st.tuples(base, breaks, st.data()).map(lambda t: broken(dict(t[0]), t[1], t[2]))
@@ -137,7 +180,13 @@ def sockets(arena: Arena) -> Iterator[dict[str, Any]]:
     stranger = arena.app.test_client()
     for name, value in arena.cookies("stranger").items():  # the other game's phone token, under this game's name
         stranger.set_cookie(name, value)
-    clients = {"referee": arena.referee, "team_a": arena.team_a, "pilot": arena.app.test_client(), "nobody": arena.app.test_client(), "stranger": stranger}
+    clients = {
+        "referee": arena.referee,
+        "team_a": arena.team_a,
+        "pilot": arena.app.test_client(),
+        "nobody": arena.app.test_client(),
+        "stranger": stranger,
+    }
     socks = {name: socketio.test_client(arena.app, flask_test_client=client) for name, client in clients.items()}
     yield socks
     for sock in socks.values():
@@ -149,7 +198,10 @@ def fingerprint(arena: Arena) -> Any:
     """The stored game and phones (Arena.fingerprint) plus every role's view at a fixed time."""
     with arena.app.app_context():
         state, _version = store_of(arena.app).load(arena.gid)
-        views = [airraid.view_for(state, Role.from_str(r), now=0.0) for r in ("referee", "team:A", "team:B", "public", "pilot:1A1")]
+        views = [
+            airraid.view_for(state, Role.from_str(r), now=0.0)
+            for r in ("referee", "team:A", "team:B", "public", "pilot:1A1")
+        ]
     return arena.fingerprint(), json.dumps(views, sort_keys=True, default=str)
 
 
@@ -175,7 +227,14 @@ def test_socket_fuzz(arena: Arena, sockets: dict[str, Any], caplog: pytest.LogCa
     acks: dict[str, int] = {}
 
     # Derandomized: the closing checks count refusal kinds, and a lucky draw must not fail CI.
-    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(who=st.sampled_from(SOCKETS), event=st.sampled_from(["action", "action", "resync"]), data=st.data())
     def one_event(who: str, event: str, data: st.DataObject) -> None:
         payload = data.draw(payloads(arena, who), label="payload")
@@ -199,8 +258,11 @@ def test_socket_fuzz(arena: Arena, sockets: dict[str, Any], caplog: pytest.LogCa
 
 
 REPLAY_STEPS = st.lists(
-    st.tuples(st.integers(0, 3), st.sampled_from(["current", "none", "old", "future"]), st.sampled_from(["action", "http"])),
-    min_size=1, max_size=6,
+    st.tuples(
+        st.integers(0, 3), st.sampled_from(["current", "none", "old", "future"]), st.sampled_from(["action", "http"])
+    ),
+    min_size=1,
+    max_size=6,
 )
 
 
@@ -208,7 +270,13 @@ def test_replayed_and_stale_entries(arena: Arena, sockets: dict[str, Any], caplo
     """Against a model: a used client id is a duplicate (applied once); a version not the game's is stale."""
     referee = sockets["referee"]
 
-    @settings(max_examples=12 * SCALE, deadline=None, database=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=12 * SCALE,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(steps=REPLAY_STEPS)
     def sequence(steps: list[tuple[int, str, str]]) -> None:
         prefix = uuid.uuid4().hex[:8]  # each example starts with client ids never seen
@@ -218,7 +286,11 @@ def test_replayed_and_stale_entries(arena: Arena, sockets: dict[str, Any], caplo
             before = fingerprint(arena)
             version = before[0][0]
             sent = {"current": version, "none": None, "old": version - 1 - n, "future": version + 1 + n}[version_kind]
-            message: dict[str, Any] = {"game": arena.gid, "client_id": cid, "action": {"type": "adjust_timer", "seconds": 1 + n}}
+            message: dict[str, Any] = {
+                "game": arena.gid,
+                "client_id": cid,
+                "action": {"type": "adjust_timer", "seconds": 1 + n},
+            }
             if sent is not None:
                 message["version"] = sent
             if via == "action":
@@ -252,7 +324,12 @@ def test_replayed_and_stale_entries(arena: Arena, sockets: dict[str, Any], caplo
 def test_the_same_report_twice_counts_once(arena: Arena, sockets: dict[str, Any]) -> None:
     """A pilot's phone resends its report after a lost ack: one report, one log row."""
     pilot = sockets["pilot"]
-    report = {"game": arena.gid, "slip": arena.slips["1A1"], "client_id": "ann-report-1", "action": {"type": "report_dogfight", "a": "1A1", "b": "1B1", "throws": [{"winner": "A"}]}}
+    report = {
+        "game": arena.gid,
+        "slip": arena.slips["1A1"],
+        "client_id": "ann-report-1",
+        "action": {"type": "report_dogfight", "a": "1A1", "b": "1B1", "throws": [{"winner": "A"}]},
+    }
     first = pilot.emit("action", report, callback=True)
     assert first["ok"] and not first["duplicate"], first
     with arena.app.app_context():
@@ -269,7 +346,9 @@ def test_the_same_report_twice_counts_once(arena: Arena, sockets: dict[str, Any]
 def test_an_unknown_game_is_not_found(arena: Arena, sockets: dict[str, Any]) -> None:
     """Found by the fuzzer: a game id of the right form that does not exist was answered `refused`, not `not_found`."""
     for event in ("resync", "action"):
-        ack = sockets["referee"].emit(event, {"game": arena.gid.upper(), "seq": 0, "action": {"type": "pause_timer"}}, callback=True)
+        ack = sockets["referee"].emit(
+            event, {"game": arena.gid.upper(), "seq": 0, "action": {"type": "pause_timer"}}, callback=True
+        )
         assert ack["ok"] is False and ack["error"] == "not_found" and ack["message"], ack
 
 
@@ -305,7 +384,11 @@ class _Socket:
     def __init__(self, base: str, cookie: str) -> None:
         import websocket  # type: ignore[import-untyped]
 
-        self.ws = websocket.create_connection(base.replace("http://", "ws://") + "/socket.io/?EIO=4&transport=websocket", header=[f"Cookie: {cookie}"], timeout=20)
+        self.ws = websocket.create_connection(
+            base.replace("http://", "ws://") + "/socket.io/?EIO=4&transport=websocket",
+            header=[f"Cookie: {cookie}"],
+            timeout=20,
+        )
         opened = json.loads(self.ws.recv()[1:])
         self.max_payload = int(opened["maxPayload"])
         self.ws.send("40")
@@ -327,7 +410,7 @@ class _Socket:
         while True:
             packet = self.receive()
             if packet.startswith(f"43{self.ack_id}["):
-                return json.loads(packet[len(f"43{self.ack_id}"):])[0]
+                return json.loads(packet[len(f"43{self.ack_id}") :])[0]
 
     def closed_by_server(self) -> bool:
         """Read until the server closes the socket; False if it is still open after the timeout."""
@@ -361,7 +444,12 @@ def test_an_oversized_message_is_cut_off_and_changes_nothing(server: Any) -> Non
     status, headers, _ = _http(base, "GET", f"/?token={token}")
     assert status == 303
     cookie = headers["Set-Cookie"].split(";", 1)[0]
-    teams = {"teams": [{"name": "Eagles", "players": ["Ann", "Ada", "Abe", "Amy"]}, {"name": "Sharks", "players": ["Bob", "Bea", "Ben", "Bo"]}]}
+    teams = {
+        "teams": [
+            {"name": "Eagles", "players": ["Ann", "Ada", "Abe", "Amy"]},
+            {"name": "Sharks", "players": ["Bob", "Bea", "Ben", "Bo"]},
+        ]
+    }
     status, _, created = _http(base, "POST", "/api/games", cookie, teams)
     assert status == 201, created
     gid = created["game"]
@@ -370,12 +458,19 @@ def test_an_oversized_message_is_cut_off_and_changes_nothing(server: Any) -> Non
     assert sock.max_payload == 64 * 1024  # not Engine.IO's default of 1 MB
     assert sock.emit("resync", {"game": gid, "seq": 0})["ok"]
     # Just under the limit: read, and refused by the rules (a reason is at most 300 characters).
-    under = sock.emit("action", {"game": gid, "client_id": "under", "action": {"type": "end_game", "reason": "x" * 60_000}})
+    under = sock.emit(
+        "action", {"game": gid, "client_id": "under", "action": {"type": "end_game", "reason": "x" * 60_000}}
+    )
     assert under["ok"] is False and under["error"] == "malformed", under
     _, _, events_before = _http(base, "GET", f"/api/games/{gid}/events", cookie)
 
     # Over the limit: the server drops the socket without reading the entry.
-    sock.ws.send("42" + json.dumps(["action", {"game": gid, "client_id": "over", "action": {"type": "end_game", "reason": "x" * 100_000}}]))
+    sock.ws.send(
+        "42"
+        + json.dumps(
+            ["action", {"game": gid, "client_id": "over", "action": {"type": "end_game", "reason": "x" * 100_000}}]
+        )
+    )
     assert sock.closed_by_server()
 
     status, _, events_after = _http(base, "GET", f"/api/games/{gid}/events", cookie)
@@ -417,7 +512,7 @@ def test_junk_packets_get_a_malformed_ack_and_no_traceback(server: Any) -> None:
             packet = sock.receive()
             if packet.startswith(f"43{ack_id}["):
                 break
-        ack = json.loads(packet[len(f"43{ack_id}"):])[0]
+        ack = json.loads(packet[len(f"43{ack_id}") :])[0]
         assert ack["ok"] is False and ack["error"] == "malformed" and ack["message"], (what, ack)
     # A binary event (nothing here sends bytes) is refused too, without waiting for its attachment.
     sock.ws.send('451-99["action",{"_placeholder":true,"num":0}]')

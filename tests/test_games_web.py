@@ -84,11 +84,21 @@ def test_sea_check_and_random_give_live_feedback(game: dict[str, Any]) -> None:
 
 def test_bad_input_is_a_json_error_never_a_500(game: dict[str, Any]) -> None:
     gid = game["id"]
-    for body in ({}, {"action": None}, {"action": {"type": "nope"}}, {"action": {"type": "lock_sea", "team": "A", "ships": "x"}}, {"action": {"type": "add_order"}}, {"action": {"type": "void", "seq": "x"}}):
+    for body in (
+        {},
+        {"action": None},
+        {"action": {"type": "nope"}},
+        {"action": {"type": "lock_sea", "team": "A", "ships": "x"}},
+        {"action": {"type": "add_order"}},
+        {"action": {"type": "void", "seq": "x"}},
+    ):
         response = game["referee"].post(f"/api/games/{gid}/actions", json=body)
         assert response.status_code in (400, 403, 409), (body, response.status_code)
         assert set(response.get_json()) >= {"error", "message"}
-    assert game["referee"].post(f"/api/games/{gid}/actions", data="not json", content_type="application/json").status_code == 400
+    assert (
+        game["referee"].post(f"/api/games/{gid}/actions", data="not json", content_type="application/json").status_code
+        == 400
+    )
     assert game["referee"].get("/api/games/nosuchgame/view").status_code == 404
 
 
@@ -99,9 +109,25 @@ def play_to_airborne(game: dict[str, Any]) -> None:
     assert act(game["referee"], gid, {"type": "start_game"}).status_code == 200
     act(game["A"], gid, {"type": "set_defender", "team": "A", "pilot": "Amy"})
     act(game["B"], gid, {"type": "set_defender", "team": "B", "pilot": "Bo"})
-    ok = act(game["A"], gid, {"type": "add_order", "team": "A", "pilot": "Ann", "kind": "fighter", "ship": "A", "corridor": "upper"})
+    ok = act(
+        game["A"],
+        gid,
+        {"type": "add_order", "team": "A", "pilot": "Ann", "kind": "fighter", "ship": "A", "corridor": "upper"},
+    )
     assert ok.status_code == 200, ok.get_json()
-    act(game["B"], gid, {"type": "add_order", "team": "B", "pilot": "Bob", "kind": "bomber", "ship": "A", "corridor": "upper", "target": "C4"})
+    act(
+        game["B"],
+        gid,
+        {
+            "type": "add_order",
+            "team": "B",
+            "pilot": "Bob",
+            "kind": "bomber",
+            "ship": "A",
+            "corridor": "upper",
+            "target": "C4",
+        },
+    )
     assert act(game["referee"], gid, {"type": "start_round"}).status_code == 200
 
 
@@ -144,7 +170,11 @@ def test_socket_clients_each_get_their_own_view(app: Flask, game: dict[str, Any]
         ack = sock.emit("resync", {"game": gid, "seq": 0}, callback=True)
         assert ack["ok"], ack
         assert ack["view"]["role"] == {"referee": "referee", "A": "team:A", "B": "team:B", "public": "public"}[name]
-    ack = sockets["A"].emit("action", {"game": gid, "client_id": "x1", "action": {"type": "lock_sea", "team": "A", "ships": ships_json()}}, callback=True)
+    ack = sockets["A"].emit(
+        "action",
+        {"game": gid, "client_id": "x1", "action": {"type": "lock_sea", "team": "A", "ships": ships_json()}},
+        callback=True,
+    )
     assert ack["ok"]
     for name, sock in sockets.items():
         pushed = [m for m in sock.get_received() if m["name"] == "view"]
@@ -162,17 +192,39 @@ def test_socket_clients_each_get_their_own_view(app: Flask, game: dict[str, Any]
 def test_a_pilot_report_is_confirmed_by_the_other_pilot_over_sockets(app: Flask, game: dict[str, Any]) -> None:
     play_to_airborne(game)
     gid = game["id"]
-    slips = {s["pilot"]: s["url"].rsplit("/s/", 1)[1] for team in "AB" for s in game[team].get(f"/api/games/{gid}/slips").get_json()["slips"]}
+    slips = {
+        s["pilot"]: s["url"].rsplit("/s/", 1)[1]
+        for team in "AB"
+        for s in game[team].get(f"/api/games/{gid}/slips").get_json()["slips"]
+    }
     ann = socketio.test_client(app, flask_test_client=app.test_client())
     bob = socketio.test_client(app, flask_test_client=app.test_client())
     view_ann = ann.emit("resync", {"game": gid, "seq": 0, "slip": slips["Ann"]}, callback=True)["view"]
     bob.emit("resync", {"game": gid, "seq": 0, "slip": slips["Bob"]}, callback=True)
     nxt = view_ann["next"]
-    ack = ann.emit("action", {"game": gid, "client_id": "r1", "slip": slips["Ann"], "action": {"type": "report_dogfight", "a": nxt["a"], "b": nxt["b"], "throws": [{"winner": "A"}]}}, callback=True)
+    ack = ann.emit(
+        "action",
+        {
+            "game": gid,
+            "client_id": "r1",
+            "slip": slips["Ann"],
+            "action": {"type": "report_dogfight", "a": nxt["a"], "b": nxt["b"], "throws": [{"winner": "A"}]},
+        },
+        callback=True,
+    )
     assert ack["ok"], ack
     pushed = [m for m in bob.get_received() if m["name"] == "view"][-1]["args"][0]["view"]
     assert pushed["next"]["reported_by"] == [f"pilot:{nxt['a']}"]
-    ack = bob.emit("action", {"game": gid, "client_id": "r2", "slip": slips["Bob"], "action": {"type": "confirm_dogfight", "a": nxt["a"], "b": nxt["b"]}}, callback=True)
+    ack = bob.emit(
+        "action",
+        {
+            "game": gid,
+            "client_id": "r2",
+            "slip": slips["Bob"],
+            "action": {"type": "confirm_dogfight", "a": nxt["a"], "b": nxt["b"]},
+        },
+        callback=True,
+    )
     assert ack["ok"], ack
     referee = game["referee"].get(f"/api/games/{gid}/view").get_json()
     assert referee["duels"][0]["shot_down"] == nxt["b"]
@@ -208,7 +260,12 @@ def test_referee_manages_devices_and_reissues_join_links(app: Flask, game: dict[
     devices = game["referee"].get(f"/api/games/{gid}/devices").get_json()["devices"]
     assert sorted(d["team"] for d in devices) == ["A", "B"]
     a_dev = next(d for d in devices if d["team"] == "A")
-    assert game["referee"].post(f"/api/games/{gid}/devices/{a_dev['id']}", json={"name": "Eagles phone"}).get_json()["name"] == "Eagles phone"
+    assert (
+        game["referee"]
+        .post(f"/api/games/{gid}/devices/{a_dev['id']}", json={"name": "Eagles phone"})
+        .get_json()["name"]
+        == "Eagles phone"
+    )
     assert game["A"].get(f"/api/games/{gid}/devices").status_code == 403
     assert game["referee"].delete(f"/api/games/{gid}/devices/{a_dev['id']}").status_code == 200
     assert game["A"].get(f"/api/games/{gid}/view").get_json()["role"] == "public"
@@ -224,14 +281,20 @@ def test_the_openapi_document_is_valid_and_names_every_api_route(app: Flask) -> 
     doc = app.test_client().get("/api/openapi.json").get_json()
     validate(doc)
     documented = set(doc["paths"])
-    routes = {re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", r.rule) for r in app.url_map.iter_rules() if r.rule.startswith("/api/") and not r.rule.startswith("/api/_")}
+    routes = {
+        re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", r.rule)
+        for r in app.url_map.iter_rules()
+        if r.rule.startswith("/api/") and not r.rule.startswith("/api/_")
+    }
     routes.discard("/api/openapi.json")
     assert routes <= documented, routes - documented
 
 
 def test_a_socket_flooding_actions_is_slowed_down(app: Flask, game: dict[str, Any]) -> None:
     sock = socketio.test_client(app, flask_test_client=game["B"])
-    answers = [sock.emit("action", {"game": game["id"], "action": {"type": "start_game"}}, callback=True) for _ in range(60)]
+    answers = [
+        sock.emit("action", {"game": game["id"], "action": {"type": "start_game"}}, callback=True) for _ in range(60)
+    ]
     assert answers[0]["error"] == "not_your_turn"
     assert answers[-1]["error"] == "rate_limited"
 

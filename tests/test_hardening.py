@@ -31,8 +31,18 @@ SECRET = "test-" + "0" * 40
 
 @pytest.mark.parametrize(
     "target",
-    ["/%09/evil.example", "/%0a/evil.example", "/%0d%0a/evil.example", "%09//evil.example", "/%00/evil.example",
-     "/%5C/evil.example", "%20//evil.example", "/%09%5Cevil.example", "http:%09//evil.example", "/%7F/evil.example"],
+    [
+        "/%09/evil.example",
+        "/%0a/evil.example",
+        "/%0d%0a/evil.example",
+        "%09//evil.example",
+        "/%00/evil.example",
+        "/%5C/evil.example",
+        "%20//evil.example",
+        "/%09%5Cevil.example",
+        "http:%09//evil.example",
+        "/%7F/evil.example",
+    ],
 )
 def test_language_redirect_never_leaves_the_site(client: FlaskClient, target: str) -> None:
     """Browsers drop tabs and newlines from a URL: `/\\t/evil.example` must not become `//evil.example`."""
@@ -85,8 +95,15 @@ def test_deeply_nested_json_is_a_400_on_every_route(app: Flask, body: str, caplo
     assert len(routes) >= 10
     for caller in (referee, app.test_client()):
         for method, path in routes:
-            response = caller.open(path, method=method, data=body, content_type="application/json", headers={"Accept-Language": "en"})
-            assert response.status_code == 400, (method, path, response.status_code, response.get_data(as_text=True)[:300])
+            response = caller.open(
+                path, method=method, data=body, content_type="application/json", headers={"Accept-Language": "en"}
+            )
+            assert response.status_code == 400, (
+                method,
+                path,
+                response.status_code,
+                response.get_data(as_text=True)[:300],
+            )
             if path.startswith("/api/"):
                 answer = response.get_json()
                 assert answer["error"] == "malformed" and "deep" in answer["message"], (method, path, answer)
@@ -158,7 +175,9 @@ def test_an_unknown_event_is_answered(sock: Any) -> None:
     assert ack["ok"] is False and ack["error"] == "malformed", ack
 
 
-def test_deep_socket_payloads_are_refused_before_parsing(app: Flask, sock: Any, caplog: pytest.LogCaptureFixture) -> None:
+def test_deep_socket_payloads_are_refused_before_parsing(
+    app: Flask, sock: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     """A payload nested past the limit is answered `malformed` (json.loads would recurse into it)."""
     server = socketio.server
     eio_sid = sock.eio_sid
@@ -171,7 +190,9 @@ def test_deep_socket_payloads_are_refused_before_parsing(app: Flask, sock: Any, 
 
     server._send_packet = keep
     try:
-        for n, data in enumerate(['["action",' + "[" * 50_000 + "]" * 50_000 + "]", '["action",{"a":' + "[" * 100 + "]" * 100 + "}]"]):
+        for n, data in enumerate(
+            ['["action",' + "[" * 50_000 + "]" * 50_000 + "]", '["action",{"a":' + "[" * 100 + "]" * 100 + "}]"]
+        ):
             server._handle_eio_message(eio_sid, f"2{n + 1}{data}")  # Socket.IO EVENT with ack id n + 1
     finally:
         server._send_packet = original
@@ -231,20 +252,36 @@ def test_every_429_says_when_to_retry(app: Flask) -> None:
     api = client.get("/api/health?t=wrong-again")
     if api.status_code == 303:
         api = client.get(api.headers["Location"])
-    assert api.status_code == 429 and int(api.headers["Retry-After"]) > 0 and api.get_json()["error"] == "too_many_requests"
+    assert (
+        api.status_code == 429
+        and int(api.headers["Retry-After"]) > 0
+        and api.get_json()["error"] == "too_many_requests"
+    )
 
 
 # --- Host allowlist (DNS rebinding) ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
-    "host", ["localhost", "localhost:5000", "127.0.0.1:5000", "192.168.1.5", "[::1]:5000", "[fe80::1]", socket.gethostname(), socket.gethostname() + ".local:5000"]
+    "host",
+    [
+        "localhost",
+        "localhost:5000",
+        "127.0.0.1:5000",
+        "192.168.1.5",
+        "[::1]:5000",
+        "[fe80::1]",
+        socket.gethostname(),
+        socket.gethostname() + ".local:5000",
+    ],
 )
 def test_hosts_of_this_machine_are_served(client: FlaskClient, host: str) -> None:
     assert client.get("/api/health", headers={"Host": host}).status_code == 200
 
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:5000", "localhost.evil.example", "127.0.0.1.evil.example", "x" * 300])
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:5000", "localhost.evil.example", "127.0.0.1.evil.example", "x" * 300]
+)
 def test_unknown_hosts_are_refused(client: FlaskClient, host: str) -> None:
     """A DNS-rebinding page (its own name pointing at us) is refused, even with a matching Origin."""
     response = client.get("/api/health", headers={"Host": host, "Origin": f"http://{host}"})
@@ -257,7 +294,10 @@ def test_unknown_hosts_are_refused(client: FlaskClient, host: str) -> None:
 
 
 def test_allowed_hosts_from_config(tmp_path: Path) -> None:
-    app = create_app({"TESTING": True, "SECRET_KEY": SECRET, "ALLOWED_HOSTS": ["club.example", ".club.lan"]}, instance_path=tmp_path / "i")
+    app = create_app(
+        {"TESTING": True, "SECRET_KEY": SECRET, "ALLOWED_HOSTS": ["club.example", ".club.lan"]},
+        instance_path=tmp_path / "i",
+    )
     client = app.test_client()
     try:
         for host in ("club.example", "CLUB.example:8080", "referee.club.lan", "club.lan"):
@@ -302,7 +342,19 @@ def test_the_apps_unhandled_error_line_is_redacted(app: Flask) -> None:
     assert "SIGNATUREsig0123" not in text and "JOINsecret" not in text, text
 
 
-@pytest.mark.parametrize("name", [None, "werkzeug", "gunicorn.error", "gunicorn.access", "engineio.server", "socketio.server", "referee", "made.later." + str(time.time_ns())])
+@pytest.mark.parametrize(
+    "name",
+    [
+        None,
+        "werkzeug",
+        "gunicorn.error",
+        "gunicorn.access",
+        "engineio.server",
+        "socketio.server",
+        "referee",
+        "made.later." + str(time.time_ns()),
+    ],
+)
 def test_every_logger_redacts(app: Flask, name: str | None) -> None:
     """Root, the libraries' loggers, the app's and one made after start-up all print `[redacted]`."""
     logger = logging.getLogger(name)

@@ -103,7 +103,11 @@ class Phone:
 
     def post(self, path: str, data: dict[str, Any]) -> tuple[int, Any]:
         """POST JSON until answered; return (status, body)."""
-        return self._send(urllib.request.Request(self.base + path, data=json.dumps(data).encode(), headers={"Content-Type": "application/json"}))
+        return self._send(
+            urllib.request.Request(
+                self.base + path, data=json.dumps(data).encode(), headers={"Content-Type": "application/json"}
+            )
+        )
 
 
 @dataclass
@@ -120,7 +124,9 @@ class Ledger:
     def __post_init__(self) -> None:
         self.count = threading.Condition(self.lock)
 
-    def entry(self, phone: Phone, game: str, by: str, action: dict[str, Any], client_id: str, slip: str | None = None) -> dict[str, Any]:
+    def entry(
+        self, phone: Phone, game: str, by: str, action: dict[str, Any], client_id: str, slip: str | None = None
+    ) -> dict[str, Any]:
         """Send one entry until it is acknowledged; record the answer."""
         with self.lock:
             assert client_id not in self.sent, f"client id {client_id} made twice"
@@ -173,7 +179,13 @@ def base(phone: Phone, ledger: Ledger, game: str, team: str, bombers: int) -> No
         for bomber in waiting:
             order = bomber["order"]
             if bomber["answer"] is None:
-                ledger.entry(phone, game, f"team:{team}", {"type": "announce_bombing", "order": order}, f"{game}:announce:{order}")
+                ledger.entry(
+                    phone,
+                    game,
+                    f"team:{team}",
+                    {"type": "announce_bombing", "order": order},
+                    f"{game}:announce:{order}",
+                )
                 announced.add(order)
             elif bomber["answer"] == "fight":
                 action = {"type": "report_bombing", "order": order, "throws": [{"winner": "bomber"}]}
@@ -185,7 +197,13 @@ def base(phone: Phone, ledger: Ledger, game: str, team: str, bombers: int) -> No
 
 def set_up_game(referee: Phone, ledger: Ledger) -> dict[str, Any]:
     """Make a game, lock random seas, start it, write four bomber orders a team, start round 1."""
-    status, created = referee.post("/api/games", {"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}], "round_seconds": 900})
+    status, created = referee.post(
+        "/api/games",
+        {
+            "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}],
+            "round_seconds": 900,
+        },
+    )
     assert status == 201, created
     gid = created["game"]
 
@@ -209,11 +227,27 @@ def set_up_game(referee: Phone, ledger: Ledger) -> dict[str, Any]:
         decks = [s["ship"] for s in ships for _ in range(s["bomber"])]
         for i, name in enumerate(PLAYERS[team][:PILOTS]):
             ship = decks[i]
-            act({"type": "add_order", "team": team, "pilot": name, "kind": "bomber", "ship": ship, "corridor": corridors[i % 2], "target": TARGETS[i]}, f"order-{team}-{i}")
+            act(
+                {
+                    "type": "add_order",
+                    "team": team,
+                    "pilot": name,
+                    "kind": "bomber",
+                    "ship": ship,
+                    "corridor": corridors[i % 2],
+                    "target": TARGETS[i],
+                },
+                f"order-{team}-{i}",
+            )
     started = act({"type": "start_round"}, "round-1")
     slips = referee.get(f"/api/games/{gid}/slips")["slips"]
     assert len(slips) == 2 * PILOTS
-    return {"id": gid, "join": created["links"]["join"], "deadline": started["view"]["round"]["deadline"], "slips": slips}
+    return {
+        "id": gid,
+        "join": created["links"]["join"],
+        "deadline": started["view"]["round"]["deadline"],
+        "slips": slips,
+    }
 
 
 def check_store(db_file: Path, game: dict[str, Any], ledger: Ledger, log_json: dict[str, Any]) -> None:
@@ -228,7 +262,9 @@ def check_store(db_file: Path, game: dict[str, Any], ledger: Ledger, log_json: d
         logged = [r.client_id for r in rows if r.client_id is not None]
         assert len(logged) == len(set(logged)), "no client id is in the log twice"
         acked = {cid for cid, (g, _by, _a) in ledger.sent.items() if g == gid and cid in ledger.acks}
-        assert set(logged) == acked, f"missing: {sorted(acked - set(logged))[:5]}, never acknowledged: {sorted(set(logged) - acked)[:5]}"
+        assert set(logged) == acked, (
+            f"missing: {sorted(acked - set(logged))[:5]}, never acknowledged: {sorted(set(logged) - acked)[:5]}"
+        )
         # One action, one event: the log is the creation plus exactly the acknowledged entries.
         assert len(rows) == 1 + len(acked)
         by_cid = {r.client_id: r for r in rows}
@@ -253,12 +289,16 @@ def check_store(db_file: Path, game: dict[str, Any], ledger: Ledger, log_json: d
         assert airraid.state_to_dict(loaded) == replayed
         assert snaps, "the game is long enough to have a snapshot"
         for snap in snaps:
-            assert json.loads(snap.state) == airraid.state_to_dict(airraid.replay(events[: snap.seq])), f"snapshot at {snap.seq}"
+            assert json.loads(snap.state) == airraid.state_to_dict(airraid.replay(events[: snap.seq])), (
+                f"snapshot at {snap.seq}"
+            )
 
         state = airraid.replay(events)
         rnd = state.round
         assert rnd is not None and rnd.phase == "airborne" and state.phase == "playing"
-        assert len(rnd.duels) == 2 * 2 * 2 and all(d.passed for d in rnd.duels.values()), "every meeting of every corridor was flown"
+        assert len(rnd.duels) == 2 * 2 * 2 and all(d.passed for d in rnd.duels.values()), (
+            "every meeting of every corridor was flown"
+        )
         assert all(o.status == "landed" for o in rnd.orders.values()), "every bomber bombed and went home"
         assert len(rnd.bombings) == 2 * PILOTS and all(b.result for b in rnd.bombings.values())
         assert rnd.timer.deadline == game["deadline"]
@@ -349,7 +389,10 @@ def test_forty_phones_and_four_sigkills_lose_nothing_and_double_nothing(tmp_path
             assert clock["running"] and clock["deadline"] == game["deadline"]
             # Time left is counted from that deadline at the moment of the answer (not from a restart).
             assert game["deadline"] - answered - 0.5 <= clock["left"] <= game["deadline"] - asked + 0.5
-        logs = {g["id"]: json.loads(referee.opener.open(f"{server.base}/api/games/{g['id']}/log.json", timeout=10).read()) for g in games}
+        logs = {
+            g["id"]: json.loads(referee.opener.open(f"{server.base}/api/games/{g['id']}/log.json", timeout=10).read())
+            for g in games
+        }
     finally:
         if server.proc and server.proc.poll() is None:
             server.kill()

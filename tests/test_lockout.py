@@ -57,9 +57,13 @@ pytestmark = pytest.mark.skipif(not _loopback_alias_works(), reason="no 127.0.0.
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
     # 300 sockets from one address: the cap is raised to exactly that, so the 301st is refused.
-    srv = Server(tmp_path / "instance", env={
-        "REFEREE_WEBSOCKETS_PER_ADDRESS": str(SOCKETS), "REFEREE_HEADER_TIMEOUT": str(HEADER_TIMEOUT),
-    })
+    srv = Server(
+        tmp_path / "instance",
+        env={
+            "REFEREE_WEBSOCKETS_PER_ADDRESS": str(SOCKETS),
+            "REFEREE_HEADER_TIMEOUT": str(HEADER_TIMEOUT),
+        },
+    )
     srv.start()
     try:
         yield srv
@@ -194,7 +198,9 @@ def test_one_address_cannot_lock_out_the_others(server: Server) -> None:
                 pass
             closed_after.append(time.monotonic() - started)
         assert min(closed_after) >= HEADER_TIMEOUT - 0.5 and max(closed_after) <= HEADER_TIMEOUT + 4, (
-            min(closed_after), max(closed_after))
+            min(closed_after),
+            max(closed_after),
+        )
     finally:
         stop.set()
         for ws in sockets:
@@ -243,10 +249,18 @@ def test_no_forwarded_header_is_trusted_without_proxy_fix(tmp_path: Path, server
     srv.start()
     try:
         conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
-        conn.request("GET", srv.link.removeprefix(srv.base), headers={
-            "X-Forwarded-Proto": "https", "X-Forwarded-Ssl": "on", "X-Forwarded-Protocol": "ssl",
-            "X-Forwarded-For": "10.9.9.9", "X-Forwarded-Host": "evil.example", "Connection": "close",
-        })
+        conn.request(
+            "GET",
+            srv.link.removeprefix(srv.base),
+            headers={
+                "X-Forwarded-Proto": "https",
+                "X-Forwarded-Ssl": "on",
+                "X-Forwarded-Protocol": "ssl",
+                "X-Forwarded-For": "10.9.9.9",
+                "X-Forwarded-Host": "evil.example",
+                "Connection": "close",
+            },
+        )
         response = conn.getresponse()
         response.read()
         assert response.status == 303
@@ -263,8 +277,10 @@ def test_no_forwarded_header_is_trusted_without_proxy_fix(tmp_path: Path, server
         opened = ""
         try:
             ws = websocket.create_connection(
-                f"ws://127.0.0.1:{srv.port}/socket.io/?EIO=4&transport=websocket", timeout=5,
-                origin="https://evil.example", header=["X-Forwarded-Proto: https", "X-Forwarded-Host: evil.example"],
+                f"ws://127.0.0.1:{srv.port}/socket.io/?EIO=4&transport=websocket",
+                timeout=5,
+                origin="https://evil.example",
+                header=["X-Forwarded-Proto: https", "X-Forwarded-Host: evil.example"],
             )
             try:
                 opened = str(ws.recv())

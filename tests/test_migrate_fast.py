@@ -24,7 +24,9 @@ print("alembic" in sys.modules)
 
 def alembic_was_imported(url: str) -> bool:
     """Run migrate in a fresh interpreter; tell whether it imported Alembic."""
-    out = subprocess.run([sys.executable, "-c", PROBE, url], capture_output=True, text=True, cwd=ROOT, check=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, url], capture_output=True, text=True, cwd=ROOT, check=True, timeout=120
+    )
     return out.stdout.strip().splitlines()[-1] == "True"
 
 
@@ -58,14 +60,19 @@ def write_versions(folder: Path, scripts: dict[str, str]) -> None:
 
 
 def test_heads_follow_branches_and_merges(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write_versions(tmp_path, {
-        "a": 'revision: str = "a"\ndown_revision: str | None = None\n',
-        "b": 'revision = "b"\ndown_revision = "a"\n',
-        "c": "revision = 'c'\ndown_revision = 'a'\n",
-    })
+    write_versions(
+        tmp_path,
+        {
+            "a": 'revision: str = "a"\ndown_revision: str | None = None\n',
+            "b": 'revision = "b"\ndown_revision = "a"\n',
+            "c": "revision = 'c'\ndown_revision = 'a'\n",
+        },
+    )
     monkeypatch.setattr(store, "MIGRATIONS_DIR", tmp_path)
     assert _head_revisions() == {"b", "c"}
-    (tmp_path / "versions" / "d.py").write_text('"""Revision ID: d"""\nrevision = "d"\ndown_revision = ("b", "c")\n', encoding="utf-8")
+    (tmp_path / "versions" / "d.py").write_text(
+        '"""Revision ID: d"""\nrevision = "d"\ndown_revision = ("b", "c")\n', encoding="utf-8"
+    )
     assert _head_revisions() == {"d"}
 
 

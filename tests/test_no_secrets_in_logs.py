@@ -33,7 +33,9 @@ def test_redact_hides_link_tokens_and_slips() -> None:
 def test_werkzeug_request_lines_are_redacted(app: Flask, caplog: pytest.LogCaptureFixture) -> None:
     """Werkzeug's request log (the fallback server) prints request lines without the token."""
     with caplog.at_level(logging.INFO, logger="werkzeug"):
-        logging.getLogger("werkzeug").info('%s - - [x] "%s" %s -', "10.0.0.7", "GET /g/ab12/team?t=SECRETjoin HTTP/1.1", 303)
+        logging.getLogger("werkzeug").info(
+            '%s - - [x] "%s" %s -', "10.0.0.7", "GET /g/ab12/team?t=SECRETjoin HTTP/1.1", 303
+        )
     assert "SECRETjoin" not in caplog.text
     assert REDACTED in caplog.text and "10.0.0.7" in caplog.text
 
@@ -52,7 +54,9 @@ class Browser:
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
         request = urllib.request.Request(
-            self.base + path, data=json.dumps(body).encode(), method="POST",
+            self.base + path,
+            data=json.dumps(body).encode(),
+            method="POST",
             headers={"Content-Type": "application/json", "Accept-Language": "en"},
         )
         with self.opener.open(request, timeout=15) as answer:
@@ -80,10 +84,13 @@ def test_a_whole_setup_leaves_no_secret_in_the_server_output(tmp_path: Path) -> 
             link = game["links"]["join"][team]
             secrets.append(link.split("t=", 1)[1])
             phone = Browser(server.base)
-            phone.get(link[link.index("/g/"):])
+            phone.get(link[link.index("/g/") :])
             secrets.extend(c.value for c in phone.jar if c.name.startswith("dv_") and c.value)
             seas[team] = phone.post(f"/api/games/{gid}/sea/random", {"team": team})
-            phone.post(f"/api/games/{gid}/actions", {"action": {"type": "lock_sea", "team": team, "ships": seas[team]["ships"]}})
+            phone.post(
+                f"/api/games/{gid}/actions",
+                {"action": {"type": "lock_sea", "team": team, "ships": seas[team]["ships"]}},
+            )
         referee.post(f"/api/games/{gid}/actions", {"action": {"type": "start_game"}})
         # A slip scanned by a pilot (this one is not genuine, so it is refused: still a slip in a URL).
         slip = f"{gid}.1A1.NotGenuineSig0000"

@@ -76,7 +76,9 @@ def test_replaying_an_old_log_gives_its_stored_state(path: Path) -> None:
 def test_an_old_snapshot_reads_back_as_the_same_state(path: Path) -> None:
     fixture = load(path)
     mode = MODES[fixture["mode"]]
-    assert as_stored(mode.state_to_dict(mode.state_from_dict(fixture["state"])), fixture["state"]) == canonical(fixture["state"])
+    assert as_stored(mode.state_to_dict(mode.state_from_dict(fixture["state"])), fixture["state"]) == canonical(
+        fixture["state"]
+    )
 
 
 def store_game(engine: Engine, fixture: dict[str, Any], game_id: str) -> Store:
@@ -87,13 +89,25 @@ def store_game(engine: Engine, fixture: dict[str, Any], game_id: str) -> Store:
     with engine.begin() as conn:
         conn.execute(
             insert(games_t).values(
-                id=game_id, mode=fixture["mode"], created_at=events[0]["at"], seq=events[-1]["seq"], status=fixture["state"]["phase"]
+                id=game_id,
+                mode=fixture["mode"],
+                created_at=events[0]["at"],
+                seq=events[-1]["seq"],
+                status=fixture["state"]["phase"],
             )
         )
         conn.execute(
             insert(events_t),
             [
-                {"game_id": game_id, "seq": e["seq"], "kind": e["kind"], "data": json.dumps(e["data"]), "at": e["at"], "by": e["by"], "batch_seq": e["seq"]}
+                {
+                    "game_id": game_id,
+                    "seq": e["seq"],
+                    "kind": e["kind"],
+                    "data": json.dumps(e["data"]),
+                    "at": e["at"],
+                    "by": e["by"],
+                    "batch_seq": e["seq"],
+                }
                 for e in events
             ],
         )

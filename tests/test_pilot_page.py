@@ -31,7 +31,13 @@ from .test_static import scan_template
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 # --------------------------------------------------------------------- a game
@@ -70,7 +76,10 @@ class Api:
 
     def setup(self, orders: list[dict[str, Any]], *, start: bool = True) -> dict[str, dict[str, Any]]:
         """Create a game, lock both seas, plan the orders, start the round; return the slips by label."""
-        status, created = self._post("/api/games", {"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]})
+        status, created = self._post(
+            "/api/games",
+            {"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]},
+        )
         assert status == 201, created
         self.game = created["game"]
         for team in "AB":
@@ -90,7 +99,15 @@ class Api:
 
 
 FIGHTER_A = {"team": "A", "pilot": "Ann", "kind": "fighter", "ship": "A", "corridor": "upper", "position": 1}
-BOMBER_B = {"team": "B", "pilot": "Bob", "kind": "bomber", "ship": "A", "corridor": "upper", "position": 1, "target": "C4"}
+BOMBER_B = {
+    "team": "B",
+    "pilot": "Bob",
+    "kind": "bomber",
+    "ship": "A",
+    "corridor": "upper",
+    "position": 1,
+    "target": "C4",
+}
 
 
 def client_api(app: Flask) -> Api:
@@ -201,7 +218,16 @@ def test_a_removed_order_says_so(app: Flask) -> None:
 def test_pilot_template_without_a_view_shows_the_notice(app: Flask) -> None:
     """The server may render the page itself for a gone order (view None + notice)."""
     with app.test_request_context("/s/x", headers={"Accept-Language": "en"}):
-        html = render_template("games/pilot.html", view=None, notice="This order was voided by the referee.", slip="x", game_id="g", role="public", seq=0, page_data={})
+        html = render_template(
+            "games/pilot.html",
+            view=None,
+            notice="This order was voided by the referee.",
+            slip="x",
+            game_id="g",
+            role="public",
+            seq=0,
+            page_data={},
+        )
     assert "This order was voided by the referee." in html and "pilot.js" not in html
     assert not scan_template(html)
 
@@ -332,7 +358,10 @@ def test_page_scripts_pure_functions() -> None:
     assert "pilot.won" in strings and "pilot.out.you_won" in strings
     result = subprocess.run(
         [node, "--input-type=module", "-e", NODE_CHECKS, (ROOT / "static" / "js").as_uri(), json.dumps(strings)],
-        capture_output=True, text=True, timeout=60, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr + result.stdout
     assert "pilot js ok" in result.stdout
@@ -343,7 +372,9 @@ def test_every_string_the_pilot_script_asks_for_is_in_the_template() -> None:
     template = (ROOT / "templates" / "games" / "pilot.html").read_text(encoding="utf-8")
     wanted = set(re.findall(r"""\bt\(\s*['"](pilot\.[a-z_0-9.]+)['"]""", js))
     # keys built from names: kinds, corridors, bombing results, throws and choices
-    wanted |= {f"pilot.kind.{k}" for k in ("fighter", "bomber")} | {f"pilot.corridor.{c}" for c in ("upper", "middle", "lower")}
+    wanted |= {f"pilot.kind.{k}" for k in ("fighter", "bomber")} | {
+        f"pilot.corridor.{c}" for c in ("upper", "middle", "lower")
+    }
     wanted |= {f"pilot.status.bombed_{r}" for r in ("hit", "water", "already_hit", "left")}
     wanted |= {f"pilot.throw{n}_{w}" for n in (1, 2) for w in ("you", "them")}
     wanted |= {f"pilot.chose_{c}_{w}" for c in ("pass", "again") for w in ("you", "them")}
@@ -351,7 +382,9 @@ def test_every_string_the_pilot_script_asks_for_is_in_the_template() -> None:
     assert not missing, f"pilot.html's i18n block lacks {missing}"
     scan_js = (ROOT / "static" / "js" / "airraid" / "scan-page.js").read_text(encoding="utf-8")
     scan_html = (ROOT / "templates" / "games" / "scan.html").read_text(encoding="utf-8")
-    missing = sorted(k for k in set(re.findall(r"""\bt\(\s*['"](scan\.[a-z_]+)['"]""", scan_js)) if f"'{k}'" not in scan_html)
+    missing = sorted(
+        k for k in set(re.findall(r"""\bt\(\s*['"](scan\.[a-z_]+)['"]""", scan_js)) if f"'{k}'" not in scan_html
+    )
     assert not missing, f"scan.html's i18n block lacks {missing}"
 
 
@@ -386,7 +419,11 @@ def test_two_pilots_report_and_confirm_a_dogfight(live_server: tuple[str, str]) 
             errors: list[str] = []
 
             def phone(label: str, width: int = 390, height: int = 844) -> Any:
-                ctx = browser.new_context(viewport={"width": width, "height": height}, locale="en-GB", extra_http_headers={"Accept-Language": "en"})
+                ctx = browser.new_context(
+                    viewport={"width": width, "height": height},
+                    locale="en-GB",
+                    extra_http_headers={"Accept-Language": "en"},
+                )
                 page = ctx.new_page()
                 page.on("pageerror", lambda e: errors.append(f"{label}: {e}"))
                 page.goto(slips[label]["url"])
@@ -407,7 +444,9 @@ def test_two_pilots_report_and_confirm_a_dogfight(live_server: tuple[str, str]) 
             taps = 0
             bomber.click("[data-pick=won]")
             taps += 1
-            sync_api.expect(bomber.locator("#pilot-action .pilot-ask")).to_have_text("A1 lost the throw. What did A1 choose?")
+            sync_api.expect(bomber.locator("#pilot-action .pilot-ask")).to_have_text(
+                "A1 lost the throw. What did A1 choose?"
+            )
             bomber.screenshot(path=str(ARTIFACTS / "pilot-B1-390-choice.png"))
             bomber.click("[data-pick=continue]")
             taps += 1
@@ -415,7 +454,9 @@ def test_two_pilots_report_and_confirm_a_dogfight(live_server: tuple[str, str]) 
             bomber.click("[data-pick=lost]")
             taps += 1
             assert taps <= 3
-            sync_api.expect(bomber.locator("#pilot-action")).to_contain_text("You reported: A1 won — you are shot down", timeout=10000)
+            sync_api.expect(bomber.locator("#pilot-action")).to_contain_text(
+                "You reported: A1 won — you are shot down", timeout=10000
+            )
             bomber.screenshot(path=str(ARTIFACTS / "pilot-B1-390-reported.png"))
 
             # The fighter's pilot sees it in words and confirms with one tap.
@@ -425,9 +466,13 @@ def test_two_pilots_report_and_confirm_a_dogfight(live_server: tuple[str, str]) 
             fighter.screenshot(path=str(ARTIFACTS / "pilot-A1-390-confirm.png"))
             fighter.wait_for_timeout(800)  # past the guard against taps on buttons that just changed
             fighter.get_by_role("button", name="Confirm").click()
-            sync_api.expect(fighter.locator("#pilot-result")).to_have_text("Dogfight with B1 decided: you fly on.", timeout=10000)
+            sync_api.expect(fighter.locator("#pilot-result")).to_have_text(
+                "Dogfight with B1 decided: you fly on.", timeout=10000
+            )
             sync_api.expect(fighter.locator("#pilot-headline")).to_have_text("Flown through — fly home")
-            sync_api.expect(bomber.locator("#pilot-headline")).to_have_text("Shot down — go back to base", timeout=10000)
+            sync_api.expect(bomber.locator("#pilot-headline")).to_have_text(
+                "Shot down — go back to base", timeout=10000
+            )
             sync_api.expect(bomber.locator("#pilot-detail")).to_have_text("Give your plane to Ann as a trophy.")
             fighter.screenshot(path=str(ARTIFACTS / "pilot-A1-390-after.png"))
             bomber.screenshot(path=str(ARTIFACTS / "pilot-B1-390-after.png"))

@@ -217,7 +217,12 @@ def _grown_area(shape: Shape) -> int:
         (10, [S("XXX/X..")] * 25, True, "marking the squares in every other column"),
         (10, [S("XXXX")] * 25, True, "marked squares"),
         # Only the exhaustive search refuses these.
-        (7, [TUG] * 5, False, "no arrangement of the fleet fits on a 7×7 sea without ships touching, not even at corners"),
+        (
+            7,
+            [TUG] * 5,
+            False,
+            "no arrangement of the fleet fits on a 7×7 sea without ships touching, not even at corners",
+        ),
         (10, [CARRIER] * 9, False, "no arrangement"),
         (12, [S("XX./.XX")] * 15, False, "no arrangement"),
         (7, [CARRIER] * 9, True, "no arrangement of the fleet fits on a 7×7 sea without ships overlapping"),

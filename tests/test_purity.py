@@ -70,7 +70,11 @@ def check_source(source: str, filename: str = "<sample>") -> list[str]:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 top = alias.name.split(".")[0]
-                if alias.name != OWN_PACKAGE and not alias.name.startswith(OWN_PACKAGE + ".") and top not in sys.stdlib_module_names:
+                if (
+                    alias.name != OWN_PACKAGE
+                    and not alias.name.startswith(OWN_PACKAGE + ".")
+                    and top not in sys.stdlib_module_names
+                ):
                     problems.append(f"{filename}:{node.lineno}: imports {alias.name!r}, not in the standard library")
                 if alias.name in ("time", "datetime"):
                     aliases[alias.asname or alias.name] = alias.name
@@ -79,7 +83,11 @@ def check_source(source: str, filename: str = "<sample>") -> list[str]:
                 continue  # relative: inside referee.rules itself
             module = node.module or ""
             top = module.split(".")[0]
-            if module != OWN_PACKAGE and not module.startswith(OWN_PACKAGE + ".") and top not in sys.stdlib_module_names:
+            if (
+                module != OWN_PACKAGE
+                and not module.startswith(OWN_PACKAGE + ".")
+                and top not in sys.stdlib_module_names
+            ):
                 problems.append(f"{filename}:{node.lineno}: imports from {module!r}, not in the standard library")
             for alias in node.names:
                 if alias.name in CLOCK_IMPORTS.get(module, frozenset()):
@@ -105,9 +113,7 @@ def check_source(source: str, filename: str = "<sample>") -> list[str]:
         if kind is None or node.attr not in CLOCK_ATTRS.get(kind, frozenset()):
             continue
         if node.attr in CLOCK_ONLY_WITHOUT_ARGS:
-            parent_calls = [
-                c for c in ast.walk(tree) if isinstance(c, ast.Call) and c.func is node
-            ]
+            parent_calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and c.func is node]
             if parent_calls and all(c.args or c.keywords for c in parent_calls):
                 continue  # time.gmtime(ts) converts a given time: no clock read
         problems.append(f"{filename}:{node.lineno}: reads the clock ({kind}.{node.attr})")

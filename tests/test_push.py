@@ -26,7 +26,14 @@ def screens(app: Flask) -> tuple[str, dict[str, Any]]:
     gid = created["game"]
     a = join(app, created["links"]["join"]["A"])
     b = join(app, created["links"]["join"]["B"])
-    browsers = {"referee:cs": referee, "team:A:en": a, "team:A:cs": a, "team:B:cs": b, "public:en": app.test_client(), "public:cs": app.test_client()}
+    browsers = {
+        "referee:cs": referee,
+        "team:A:en": a,
+        "team:A:cs": a,
+        "team:B:cs": b,
+        "public:en": app.test_client(),
+        "public:cs": app.test_client(),
+    }
     socks = {}
     for name, browser in browsers.items():
         browser.set_cookie("lang", name.rsplit(":", 1)[1])
@@ -45,7 +52,9 @@ def pushed(sock: Any) -> list[dict[str, Any]]:
     return [m["args"][0] for m in sock.get_received() if m["name"] == "view"]
 
 
-def test_each_screen_gets_its_role_and_language_and_no_unread_view_is_made(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_screen_gets_its_role_and_language_and_no_unread_view_is_made(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
     gid, socks = screens(app)
     made: list[tuple[str, str]] = []
     real_view_of = games_module.view_of
@@ -59,7 +68,11 @@ def test_each_screen_gets_its_role_and_language_and_no_unread_view_is_made(app: 
     monkeypatch.setattr(games_module, "view_of", counting_view_of)
     for sock in socks.values():
         sock.get_received()
-    ack = socks["team:A:en"].emit("action", {"game": gid, "client_id": "p1", "action": {"type": "lock_sea", "team": "A", "ships": ships_json()}}, callback=True)
+    ack = socks["team:A:en"].emit(
+        "action",
+        {"game": gid, "client_id": "p1", "action": {"type": "lock_sea", "team": "A", "ships": ships_json()}},
+        callback=True,
+    )
     assert ack["ok"], ack
     monkeypatch.setattr(games_module, "view_of", real_view_of)
     for name, sock in socks.items():
@@ -91,7 +104,11 @@ def test_with_a_message_queue_every_role_and_language_is_pushed(app: Flask, monk
         return real_view_of(state, role, game_id)
 
     monkeypatch.setattr(games_module, "view_of", counting_view_of)
-    ack = socks["referee:cs"].emit("action", {"game": gid, "client_id": "p2", "action": {"type": "lock_sea", "team": "B", "ships": ships_json()}}, callback=True)
+    ack = socks["referee:cs"].emit(
+        "action",
+        {"game": gid, "client_id": "p2", "action": {"type": "lock_sea", "team": "B", "ships": ships_json()}},
+        callback=True,
+    )
     assert ack["ok"], ack
     assert {("team:B", "en"), ("referee", "en"), ("public", "cs")} <= set(made)
 
@@ -102,7 +119,14 @@ def old_log_view(state: airraid.State, role: Role, limit: int | None) -> list[di
     for event in state.log:
         notes = [n for n in (airraid._note_view(state, n, role) for n in state.notes.get(event.seq, [])) if n]
         if role.kind == "referee":
-            rows.append({**event.to_dict(), "notes": notes, "voided": state.voided.get(event.seq), "skipped": state.skipped.get(event.seq)})
+            rows.append(
+                {
+                    **event.to_dict(),
+                    "notes": notes,
+                    "voided": state.voided.get(event.seq),
+                    "skipped": state.skipped.get(event.seq),
+                }
+            )
         elif notes:
             rows.append({"seq": event.seq, "kind": event.kind, "at": event.at, "notes": notes})
     return rows[-limit:] if limit else rows
@@ -114,7 +138,9 @@ def test_the_log_view_stops_at_its_limit_with_the_same_rows(seed: int) -> None:
     state = game.state
     assert len(state.log) > 60  # longer than every limit, so the early stop is exercised
     orders = [o for r in state.rounds for o in r.orders.values()]
-    roles = ["referee", "public", "team:A", "team:B"] + [f"pilot:{o.id}" for o in random.Random(seed).sample(orders, min(4, len(orders)))]
+    roles = ["referee", "public", "team:A", "team:B"] + [
+        f"pilot:{o.id}" for o in random.Random(seed).sample(orders, min(4, len(orders)))
+    ]
     for name in roles:
         role = Role.from_str(name)
         for limit in (None, 0, 1, 12, 50, 10_000):

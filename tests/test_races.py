@@ -74,7 +74,10 @@ def planning_entries() -> list[Entry]:
     game.do("team:A", type="add_order", team="A", pilot="Ada", kind="bomber", ship="B", corridor="lower", target="C4")
     game.do("team:B", type="add_order", team="B", pilot="Bob", kind="fighter", ship="A", corridor="upper")
     # A stored event is an action plus what the rules bound to it (a new order's id): send the action.
-    return [(e.by, {"type": e.kind, **{k: v for k, v in e.data.items() if k not in airraid.BOUND_FIELDS.get(e.kind, ())}}) for e in game.events]
+    return [
+        (e.by, {"type": e.kind, **{k: v for k, v in e.data.items() if k not in airraid.BOUND_FIELDS.get(e.kind, ())}})
+        for e in game.events
+    ]
 
 
 def airborne_entries() -> list[Entry]:
@@ -122,13 +125,17 @@ def run(store: Store, gid: str, entry: Entry, at: float) -> Answer:
     by, action = entry
     client_id = action.get("client_id")
     try:
-        result = store.execute(gid, {k: v for k, v in action.items() if k != "client_id"}, at=at, by=by, client_id=client_id)
+        result = store.execute(
+            gid, {k: v for k, v in action.items() if k != "client_id"}, at=at, by=by, client_id=client_id
+        )
     except RulesError as exc:
         return Answer(False, exc.code)
     return Answer(True, duplicate=result.duplicate)
 
 
-def in_order(make: Callable[[], Store], setup: list[Entry], first: Entry, second: Entry) -> tuple[Answer, Answer, airraid.State]:
+def in_order(
+    make: Callable[[], Store], setup: list[Entry], first: Entry, second: Entry
+) -> tuple[Answer, Answer, airraid.State]:
     """Run two entries one after the other."""
     store = make()
     gid = new_game(store, setup)
@@ -137,7 +144,9 @@ def in_order(make: Callable[[], Store], setup: list[Entry], first: Entry, second
     return a, b, state_of(store, gid=gid)
 
 
-def at_once(make: Callable[[], Store], setup: list[Entry], one: Entry, two: Entry, *, shared: bool) -> tuple[Answer, Answer, airraid.State]:
+def at_once(
+    make: Callable[[], Store], setup: list[Entry], one: Entry, two: Entry, *, shared: bool
+) -> tuple[Answer, Answer, airraid.State]:
     """Run two entries from two threads released together; `shared`: through one Store, else two."""
     store_one = make()
     gid = new_game(store_one, setup)
@@ -153,7 +162,10 @@ def at_once(make: Callable[[], Store], setup: list[Entry], one: Entry, two: Entr
         except BaseException as exc:  # noqa: BLE001 - reported below: a thread's crash must fail the test
             failures.append(exc)
 
-    threads = [threading.Thread(target=go, args=(1, store_one, one)), threading.Thread(target=go, args=(2, store_two, two))]
+    threads = [
+        threading.Thread(target=go, args=(1, store_one, one)),
+        threading.Thread(target=go, args=(2, store_two, two)),
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -162,7 +174,13 @@ def at_once(make: Callable[[], Store], setup: list[Entry], one: Entry, two: Entr
     return answers[1], answers[2], state_of(store_one, store_two, gid=gid)
 
 
-def explore(make: Callable[[], Store], setup: list[Entry], one: Entry, two: Entry, outcome: Callable[[Answer, Answer, airraid.State], Any]) -> tuple[set[Any], set[Any]]:
+def explore(
+    make: Callable[[], Store],
+    setup: list[Entry],
+    one: Entry,
+    two: Entry,
+    outcome: Callable[[Answer, Answer, airraid.State], Any],
+) -> tuple[set[Any], set[Any]]:
     """Return (outcomes of both sequential orders, outcomes of the concurrent runs)."""
     sequential = set()
     a, b, state = in_order(make, setup, one, two)
@@ -252,7 +270,10 @@ def test_a_pilot_reports_while_the_referee_enters_the_result(stores: Callable[[]
 def test_the_referee_voids_a_report_while_the_other_pilot_agrees(stores: Callable[[], Store]) -> None:
     setup = [*AIRBORNE, ("pilot:1A1", A_WINS)]
     ann_report = len(setup)  # its seq: the create event is 1
-    void, bob = ("referee", {"type": "void", "seq": ann_report, "reason": "Ann reported for the wrong plane"}), ("pilot:1B1", A_WINS)
+    void, bob = (
+        ("referee", {"type": "void", "seq": ann_report, "reason": "Ann reported for the wrong plane"}),
+        ("pilot:1B1", A_WINS),
+    )
 
     def outcome(v: Answer, b: Answer, state: airraid.State) -> Any:
         consistent(state)
@@ -290,7 +311,18 @@ def test_a_team_removes_an_order_while_the_referee_starts_the_round(stores: Call
 
 
 def test_a_team_adds_an_order_while_the_referee_starts_the_round(stores: Callable[[], Store]) -> None:
-    add = ("team:B", {"type": "add_order", "team": "B", "pilot": "Bea", "kind": "bomber", "ship": "B", "corridor": "lower", "target": "A1"})
+    add = (
+        "team:B",
+        {
+            "type": "add_order",
+            "team": "B",
+            "pilot": "Bea",
+            "kind": "bomber",
+            "ship": "B",
+            "corridor": "lower",
+            "target": "A1",
+        },
+    )
     start = ("referee", {"type": "start_round"})
 
     def outcome(a: Answer, s: Answer, state: airraid.State) -> Any:
@@ -302,8 +334,18 @@ def test_a_team_adds_an_order_while_the_referee_starts_the_round(stores: Callabl
     # Bea's bomber is in round 1 and meets Ada's in the lower corridor; or it is refused, and
     # Ada's bomber meets nobody and is at the enemy base at once.
     defined = {
-        (Answer(True), Answer(True), "airborne", (("1A1", "airborne"), ("1A2", "airborne"), ("1B1", "airborne"), ("1B2", "airborne"))),
-        (Answer(False, "illegal"), Answer(True), "airborne", (("1A1", "airborne"), ("1A2", "bombing"), ("1B1", "airborne"))),
+        (
+            Answer(True),
+            Answer(True),
+            "airborne",
+            (("1A1", "airborne"), ("1A2", "airborne"), ("1B1", "airborne"), ("1B2", "airborne")),
+        ),
+        (
+            Answer(False, "illegal"),
+            Answer(True),
+            "airborne",
+            (("1A1", "airborne"), ("1A2", "bombing"), ("1B1", "airborne")),
+        ),
     }
     sequential, concurrent = explore(stores, PLANNING, add, start, outcome)
     assert sequential == defined
@@ -328,7 +370,9 @@ def test_the_same_report_sent_twice_at_once_is_taken_once(stores: Callable[[], S
         return frozenset({first, second}), len(state.log), dogfight(state)
 
     # One of the two is stored, the other answered as its duplicate; one report, one event.
-    defined = {(frozenset({Answer(True), Answer(True, duplicate=True)}), len(AIRBORNE) + 1, ("reported", ("pilot:1A1",)))}
+    defined = {
+        (frozenset({Answer(True), Answer(True, duplicate=True)}), len(AIRBORNE) + 1, ("reported", ("pilot:1A1",)))
+    }
     sequential, concurrent = explore(stores, AIRBORNE, report, report, outcome)
     assert sequential == defined
     assert concurrent <= defined, concurrent - defined
@@ -346,7 +390,10 @@ def test_screens_end_on_the_newest_view_when_two_reports_race(app: Any, monkeypa
     from .fuzz_helpers import airborne_arena
 
     arena = airborne_arena(app)
-    watchers = {"referee": socketio.test_client(app, flask_test_client=arena.referee), "public": socketio.test_client(app, flask_test_client=app.test_client())}
+    watchers = {
+        "referee": socketio.test_client(app, flask_test_client=arena.referee),
+        "public": socketio.test_client(app, flask_test_client=app.test_client()),
+    }
     for sock in watchers.values():
         assert sock.emit("resync", {"game": arena.gid, "seq": 0}, callback=True)["ok"]
         sock.get_received()
@@ -369,7 +416,9 @@ def test_screens_end_on_the_newest_view_when_two_reports_race(app: Any, monkeypa
     answers: dict[str, Any] = {}
 
     def report(pilot: str) -> None:
-        response = app.test_client().post(f"/api/games/{arena.gid}/actions", json={"action": A_WINS, "slip": arena.slips[pilot]})
+        response = app.test_client().post(
+            f"/api/games/{arena.gid}/actions", json={"action": A_WINS, "slip": arena.slips[pilot]}
+        )
         answers[pilot] = response.get_json()
 
     ann = threading.Thread(target=report, args=("1A1",))
@@ -381,7 +430,9 @@ def test_screens_end_on_the_newest_view_when_two_reports_race(app: Any, monkeypa
 
     for who, sock in watchers.items():
         seqs = [m["args"][0]["seq"] for m in sock.get_received() if m["name"] == "view"]
-        assert seqs and seqs[-1] == start + 2, f"{who}'s screen was left on view {seqs[-1] if seqs else None} (pushed in order {seqs})"
+        assert seqs and seqs[-1] == start + 2, (
+            f"{who}'s screen was left on view {seqs[-1] if seqs else None} (pushed in order {seqs})"
+        )
         sock.disconnect()
 
 
@@ -416,5 +467,7 @@ def test_a_page_never_goes_back_to_an_older_pushed_view() -> None:
     if node is None:
         pytest.skip("Node.js not installed: the conn.js check is skipped")
     js = Path(__file__).resolve().parent.parent / "static" / "js"
-    result = subprocess.run([node, "--input-type=module", "-e", NODE_VIEW_ORDER, js.as_uri()], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [node, "--input-type=module", "-e", NODE_VIEW_ORDER, js.as_uri()], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0 and "order ok" in result.stdout, result.stderr + result.stdout

@@ -37,7 +37,13 @@ from .test_kill import Phone
 
 PLAYERS = {"A": ["Ann", "Ada", "Abe", "Amy"], "B": ["Bob", "Bea", "Ben", "Bo"]}
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ARTIFACTS = ROOT / "test-artifacts" / "reconnect"
 WAIT = 20_000  # ms
 
@@ -120,7 +126,13 @@ def bombers_at_b(server: Server) -> tuple[Phone, str, dict[str, str]]:
     """A game in round 1, airborne: A's three bombers flew empty corridors and wait at B's base."""
     referee = Phone(server.base, "referee")
     referee.opener.open(server.link, timeout=10).read()
-    status, created = referee.post("/api/games", {"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}], "round_seconds": 600})
+    status, created = referee.post(
+        "/api/games",
+        {
+            "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}],
+            "round_seconds": 600,
+        },
+    )
     assert status == 201, created
     gid = created["game"]
 
@@ -140,8 +152,22 @@ def bombers_at_b(server: Server) -> tuple[Phone, str, dict[str, str]]:
     ships = next(a["options"]["ships"] for a in legal if a["type"] == "add_order" and a["team"] == "A")
     for pilot, corridor, target in (("Ann", "upper", "A1"), ("Ada", "middle", "C3"), ("Abe", "lower", "E5")):
         ship = next(s["ship"] for s in ships if s["bomber"] > 0)
-        act({"type": "add_order", "team": "A", "pilot": pilot, "kind": "bomber", "ship": ship, "corridor": corridor, "target": target})
-        ships = next(a["options"]["ships"] for a in referee.get(f"/api/games/{gid}/view")["legal"] if a["type"] == "add_order" and a["team"] == "A")
+        act(
+            {
+                "type": "add_order",
+                "team": "A",
+                "pilot": pilot,
+                "kind": "bomber",
+                "ship": ship,
+                "corridor": corridor,
+                "target": target,
+            }
+        )
+        ships = next(
+            a["options"]["ships"]
+            for a in referee.get(f"/api/games/{gid}/view")["legal"]
+            if a["type"] == "add_order" and a["team"] == "A"
+        )
     act({"type": "start_round"})
     return referee, gid, created["links"]["join"]
 
@@ -165,14 +191,18 @@ def server(tmp_path: Path) -> Iterator[Server]:
 
 
 def test_a_dropped_socket_reconnects_resyncs_and_its_queued_entries_count_once(server: Server) -> None:
-    socketio = pytest.importorskip("socketio", reason="python-socketio's client is not installed (pip install '.[test]')")
+    socketio = pytest.importorskip(
+        "socketio", reason="python-socketio's client is not installed (pip install '.[test]')"
+    )
     referee, gid, join = bombers_at_b(server)
     phone = Phone(server.base, "base B")
     assert phone.get(f"/api/games/{gid}/view?t={join['B'].split('t=', 1)[1]}")["role"] == "team:B"
     cookie = "; ".join(f"{c.name}={c.value}" for c in phone.jar)
 
     wifi = Wifi(server.port)
-    sio = socketio.Client(reconnection=True, reconnection_delay=0.2, reconnection_delay_max=1.0, randomization_factor=0.2)
+    sio = socketio.Client(
+        reconnection=True, reconnection_delay=0.2, reconnection_delay_max=1.0, randomization_factor=0.2
+    )
     connects: list[float] = []
     connected = threading.Event()
     pushes: list[int] = []
@@ -185,20 +215,28 @@ def test_a_dropped_socket_reconnects_resyncs_and_its_queued_entries_count_once(s
     sio.on("disconnect", lambda *args: connected.clear())
     sio.on("view", lambda msg: pushes.append(msg["seq"]))
     try:
-        sio.connect(f"http://127.0.0.1:{wifi.port}", headers={"Cookie": cookie}, transports=["websocket"], wait_timeout=10)
+        sio.connect(
+            f"http://127.0.0.1:{wifi.port}", headers={"Cookie": cookie}, transports=["websocket"], wait_timeout=10
+        )
         first = sio.call("resync", {"game": gid, "seq": -1}, timeout=10)
         assert first["ok"] and first["view"]["role"] == "team:B"
         waiting = [b["order"] for b in first["view"]["bombers_at_base"]]
         assert len(waiting) == 3 and all(b["answer"] is None for b in first["view"]["bombers_at_base"])
         last_seq = first["seq"]
-        answer = sio.call("action", {"game": gid, "client_id": "b-announce-1", "action": {"type": "announce_bombing", "order": waiting[0]}}, timeout=10)
+        answer = sio.call(
+            "action",
+            {"game": gid, "client_id": "b-announce-1", "action": {"type": "announce_bombing", "order": waiting[0]}},
+            timeout=10,
+        )
         assert answer["ok"] and not answer["duplicate"]
         last_seq = answer["seq"]
 
         # The Wi-Fi fades mid-round: the second announcement reaches the server, its ack never
         # comes back; then the connection drops. It stays in the outbox, and so does the third,
         # made while the phone is offline.
-        outbox = [(f"b-announce-{i + 2}", {"type": "announce_bombing", "order": order}) for i, order in enumerate(waiting[1:])]
+        outbox = [
+            (f"b-announce-{i + 2}", {"type": "announce_bombing", "order": order}) for i, order in enumerate(waiting[1:])
+        ]
         wifi.swallow_replies = True
         with pytest.raises(socketio.exceptions.TimeoutError):
             sio.call("action", {"game": gid, "client_id": outbox[0][0], "action": outbox[0][1]}, timeout=2)
@@ -263,7 +301,13 @@ def test_a_team_page_offline_and_through_a_server_kill_queues_and_catches_up(ser
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale="en-GB", extra_http_headers={"Accept-Language": "en"})
+            context = browser.new_context(
+                viewport={"width": 390, "height": 844},
+                is_mobile=True,
+                has_touch=True,
+                locale="en-GB",
+                extra_http_headers={"Accept-Language": "en"},
+            )
             context.set_default_timeout(WAIT)
             page = context.new_page()
             page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -284,7 +328,9 @@ def test_a_team_page_offline_and_through_a_server_kill_queues_and_catches_up(ser
             expect(badge).to_contain_text("1 entry queued")
             assert page.evaluate("window.teamPage.conn.queued") == 1
             page.screenshot(path=str(ARTIFACTS / "02-offline-queued.png"))
-            assert not [e for e in log_of(referee, gid) if e["kind"] == "announce_bombing"], "nothing reached the server"
+            assert not [e for e in log_of(referee, gid) if e["kind"] == "announce_bombing"], (
+                "nothing reached the server"
+            )
 
             context.set_offline(False)
             expect(badge).to_have_attribute("data-state", "synced")
@@ -312,12 +358,17 @@ def test_a_team_page_offline_and_through_a_server_kill_queues_and_catches_up(ser
             expect(badge).to_contain_text("1 entry queued")
             page.screenshot(path=str(ARTIFACTS / "04-server-down-queued.png"))
             server.start()
-            status, moved = referee.post(f"/api/games/{gid}/actions", {"action": {"type": "adjust_timer", "seconds": 30}, "client_id": "ref-plus-30"})
+            status, moved = referee.post(
+                f"/api/games/{gid}/actions",
+                {"action": {"type": "adjust_timer", "seconds": 30}, "client_id": "ref-plus-30"},
+            )
             assert status == 200 and moved["ok"]
             expect(badge).to_have_attribute("data-state", "synced")
             # Functions, not expression strings: Playwright would eval() a string, which the CSP forbids.
             page.wait_for_function("() => window.teamPage.conn.queued === 0")
-            page.wait_for_function("(deadline) => window.teamPage.view.round.deadline === deadline", arg=deadline_before + 30)
+            page.wait_for_function(
+                "(deadline) => window.teamPage.view.round.deadline === deadline", arg=deadline_before + 30
+            )
             # The sea answered the second bomber: it has an answer (FIGHT) or has flown home (WATER).
             page.wait_for_function(
                 "(order) => !window.teamPage.view.bombers_at_base.some((b) => b.order === order && b.answer === null)",
@@ -408,7 +459,10 @@ def test_the_outbox_sends_again_when_the_server_says_not_now() -> None:
         pytest.skip("Node.js not installed: conn.js's outbox checks are skipped")
     result = subprocess.run(
         [node, "--input-type=module", "-e", OUTBOX_CHECKS, (ROOT / "static" / "js").as_uri()],
-        capture_output=True, text=True, timeout=60, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr + result.stdout
     assert "outbox ok" in result.stdout

@@ -61,7 +61,10 @@ def referee(app: Flask) -> FlaskClient:
 @pytest.fixture
 def game(referee: FlaskClient) -> dict[str, Any]:
     """A game created by the referee: its id and links."""
-    res = referee.post("/api/games", json={"teams": [{"name": "Orli", "players": PLAYERS_A}, {"name": "Žraloci", "players": PLAYERS_B}]})
+    res = referee.post(
+        "/api/games",
+        json={"teams": [{"name": "Orli", "players": PLAYERS_A}, {"name": "Žraloci", "players": PLAYERS_B}]},
+    )
     assert res.status_code == 201, res.get_json()
     return dict(res.get_json())
 
@@ -83,9 +86,37 @@ def planned_round(referee: FlaskClient, gid: str) -> None:
     view = referee.get(f"/api/games/{gid}/view").get_json()
     ship_a = view["seas"]["A"]["ships"][0]["id"]
     ship_b = view["seas"]["B"]["ships"][0]["id"]
-    act(referee, gid, {"type": "add_order", "team": "A", "pilot": "Adam", "kind": "bomber", "ship": ship_a, "corridor": "upper", "target": "C4"})
-    act(referee, gid, {"type": "add_order", "team": "A", "pilot": "Alena", "kind": "fighter", "ship": ship_a, "corridor": "lower"})
-    act(referee, gid, {"type": "add_order", "team": "B", "pilot": "Boris", "kind": "bomber", "ship": ship_b, "corridor": "middle", "target": "B2"})
+    act(
+        referee,
+        gid,
+        {
+            "type": "add_order",
+            "team": "A",
+            "pilot": "Adam",
+            "kind": "bomber",
+            "ship": ship_a,
+            "corridor": "upper",
+            "target": "C4",
+        },
+    )
+    act(
+        referee,
+        gid,
+        {"type": "add_order", "team": "A", "pilot": "Alena", "kind": "fighter", "ship": ship_a, "corridor": "lower"},
+    )
+    act(
+        referee,
+        gid,
+        {
+            "type": "add_order",
+            "team": "B",
+            "pilot": "Boris",
+            "kind": "bomber",
+            "ship": ship_b,
+            "corridor": "middle",
+            "target": "B2",
+        },
+    )
 
 
 # ------------------------------------------------------------------------------ new game
@@ -95,7 +126,18 @@ def test_new_game_form_renders_for_the_referee(referee: FlaskClient) -> None:
     res = referee.get("/games/new")
     assert res.status_code == 200
     html = res.get_data(as_text=True)
-    for field in ("team1_name", "team1_colour", "team1_players", "team2_name", "team2_colour", "team2_players", "sea_size", "round_seconds", "ruleset_file", "csrf_token"):
+    for field in (
+        "team1_name",
+        "team1_colour",
+        "team1_players",
+        "team2_name",
+        "team2_colour",
+        "team2_players",
+        "sea_size",
+        "round_seconds",
+        "ruleset_file",
+        "csrf_token",
+    ):
         assert f'name="{field}"' in html, field
     assert 'enctype="multipart/form-data"' in html and 'action="/games/new"' in html
     assert 'value="300" selected' in html  # 5:00 by default
@@ -119,9 +161,15 @@ def test_new_game_post_creates_and_redirects_to_the_dashboard(referee: FlaskClie
     res = referee.post(
         "/games/new",
         data={
-            "csrf_token": csrf, "team1_name": "Orli", "team1_colour": "#0072B2", "team1_players": "\n".join(PLAYERS_A),
-            "team2_name": "Žraloci", "team2_colour": "#D55E00", "team2_players": "\r\n".join(PLAYERS_B) + "\n\n",
-            "sea_size": "", "round_seconds": "240",
+            "csrf_token": csrf,
+            "team1_name": "Orli",
+            "team1_colour": "#0072B2",
+            "team1_players": "\n".join(PLAYERS_A),
+            "team2_name": "Žraloci",
+            "team2_colour": "#D55E00",
+            "team2_players": "\r\n".join(PLAYERS_B) + "\n\n",
+            "sea_size": "",
+            "round_seconds": "240",
         },
     )
     assert res.status_code == 303
@@ -139,8 +187,15 @@ def test_new_game_refusal_keeps_what_was_typed(referee: FlaskClient) -> None:
     csrf = csrf_of(referee.get("/games/new").get_data(as_text=True))
     res = referee.post(
         "/games/new",
-        data={"csrf_token": csrf, "team1_name": "Orli", "team1_players": "Anna\nAdam\nAlena",
-              "team2_name": "Žraloci", "team2_players": "\n".join(PLAYERS_B), "team2_colour": "#CC79A7", "round_seconds": "300"},
+        data={
+            "csrf_token": csrf,
+            "team1_name": "Orli",
+            "team1_players": "Anna\nAdam\nAlena",
+            "team2_name": "Žraloci",
+            "team2_players": "\n".join(PLAYERS_B),
+            "team2_colour": "#CC79A7",
+            "round_seconds": "300",
+        },
     )
     assert res.status_code == 400
     html = res.get_data(as_text=True)
@@ -168,7 +223,15 @@ def test_dashboard_renders_for_the_referee(referee: FlaskClient, game: dict[str,
     assert 'id="join-qr-A"' in html and 'id="join-qr-B"' in html
     assert f"/g/{gid}/watch" in html
     assert f"/api/games/{gid}/log.json" in html and f"/api/games/{gid}/log.csv" in html
-    for piece in ('id="main-action"', 'id="timer"', 'id="corridors"', 'id="log"', 'id="devices"', 'id="reason-dialog"', "page-referee"):
+    for piece in (
+        'id="main-action"',
+        'id="timer"',
+        'id="corridors"',
+        'id="log"',
+        'id="devices"',
+        'id="reason-dialog"',
+        "page-referee",
+    ):
         assert piece in html, piece
     assert "vendor/socket.io/socket.io.min.js" in html and "js/airraid/referee.js" in html
     strings = {k: v for block in i18n_blocks(html) for k, v in block.items()}
@@ -238,11 +301,11 @@ def test_slips_print_page_for_the_referee(referee: FlaskClient, game: dict[str, 
     assert res.status_code == 200
     html = res.get_data(as_text=True)
     assert html.count('class="slip slip--order') == 3
-    assert html.count("<svg") >= 3                    # a QR code on every slip
-    assert "/s/" in html                               # the link in words, for a slip with no phone near
+    assert html.count("<svg") >= 3  # a QR code on every slip
+    assert "/s/" in html  # the link in words, for a slip with no phone near
     assert re.search(r'<div class="slip-target" aria-label="[^"]+ C4">', html)
     assert "Adam" in html and "Alena" in html and "Boris" in html
-    assert html.count('class="slip-sheet') == 2       # each team on its own sheets
+    assert html.count('class="slip-sheet') == 2  # each team on its own sheets
     assert "data-print" in html and "js/airraid/slips.js" in html
     assert not scan_template(html)
 

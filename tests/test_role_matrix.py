@@ -50,8 +50,13 @@ ROLES = ["public", "stranger", "revoked", "tampered", "team_b", "team_a", "pilot
 """Run in this order: the roles that may change the game come last."""
 
 VIEW_ROLE = {
-    "referee": "referee", "team_a": "team:A", "team_b": "team:B", "pilot_a": "pilot:1A1",
-    "public": "public", "stranger": "public", "revoked": "public",
+    "referee": "referee",
+    "team_a": "team:A",
+    "team_b": "team:B",
+    "pilot_a": "pilot:1A1",
+    "public": "public",
+    "stranger": "public",
+    "revoked": "public",
 }
 
 
@@ -99,7 +104,10 @@ class Ctx:
 
 
 def create(referee: FlaskClient, players: dict[str, list[str]]) -> dict[str, Any]:
-    response = referee.post("/api/games", json={"teams": [{"name": "Eagles", "players": players["A"]}, {"name": "Sharks", "players": players["B"]}]})
+    response = referee.post(
+        "/api/games",
+        json={"teams": [{"name": "Eagles", "players": players["A"]}, {"name": "Sharks", "players": players["B"]}]},
+    )
     assert response.status_code == 201, response.get_json()
     return response.get_json()  # type: ignore[no-any-return]
 
@@ -138,18 +146,31 @@ def ctx(app: Flask) -> Ctx:
     ):
         ok(act(client, gid, {"type": "add_order", "team": team, "ship": "A", **order}))
     ok(act(referee, gid, {"type": "start_round"}))
-    slips = {s["order"]: s["url"].rsplit("/s/", 1)[1] for c in (team_a, team_b) for s in ok(c.get(f"/api/games/{gid}/slips"))["slips"]}
+    slips = {
+        s["order"]: s["url"].rsplit("/s/", 1)[1]
+        for c in (team_a, team_b)
+        for s in ok(c.get(f"/api/games/{gid}/slips"))["slips"]
+    }
     assert sorted(slips) == ["1A1", "1A2", "1B1", "1B2"]
 
     # The Battleship routes are driven against a Battleship game the two team phones play.
-    made = team_a.post("/api/battleship/games", json={"ruleset": "sjoslag", "opponent": "friend", "name": "Pia", "opponent_name": "Per", "first": "A"})
+    made = team_a.post(
+        "/api/battleship/games",
+        json={"ruleset": "sjoslag", "opponent": "friend", "name": "Pia", "opponent_name": "Per", "first": "A"},
+    )
     assert made.status_code == 201, made.get_json()
     bs_gid = made.get_json()["game"]
     assert team_b.get(made.get_json()["links"]["join"]["B"].split("localhost", 1)[1]).status_code == 303
 
     clients = {
-        "referee": referee, "team_a": team_a, "team_b": team_b, "pilot_a": app.test_client(),
-        "public": app.test_client(), "stranger": stranger, "revoked": revoked, "tampered": app.test_client(),
+        "referee": referee,
+        "team_a": team_a,
+        "team_b": team_b,
+        "pilot_a": app.test_client(),
+        "public": app.test_client(),
+        "stranger": stranger,
+        "revoked": revoked,
+        "tampered": app.test_client(),
     }
     return Ctx(app, gid, clients, slips, devices[2]["id"], other["game"], bs_gid)
 
@@ -282,7 +303,11 @@ ROUTES: dict[tuple[str, str], dict[str, int]] = {
 }
 
 # Routes whose squares are not the game's: a fresh random fleet (not stored), the static API document.
-NO_GAME_SQUARES = {("/api/games/<game_id>/sea/random", "POST"), ("/api/openapi.json", "GET"), ("/api/battleship/games/<game_id>/sea/random", "POST")}
+NO_GAME_SQUARES = {
+    ("/api/games/<game_id>/sea/random", "POST"),
+    ("/api/openapi.json", "GET"),
+    ("/api/battleship/games/<game_id>/sea/random", "POST"),
+}
 
 # Socket events: "ok" = ack {ok: true}; else the ack's error code. `disconnect` has no ack.
 EVENTS: dict[str, dict[str, str]] = {
@@ -312,7 +337,9 @@ def app_events() -> set[str]:
 def test_every_route_and_event_has_an_expectation(app: Flask) -> None:
     routes = app_routes(app)
     assert len(routes) >= 20 and ("/api/games/<game_id>/actions", "POST") in routes
-    assert not routes - set(ROUTES), f"routes without a row in ROUTES (decide who may use them): {sorted(routes - set(ROUTES))}"
+    assert not routes - set(ROUTES), (
+        f"routes without a row in ROUTES (decide who may use them): {sorted(routes - set(ROUTES))}"
+    )
     assert not set(ROUTES) - routes, f"rows of ROUTES for routes that are gone: {sorted(set(ROUTES) - routes)}"
     events = app_events()
     assert {"resync", "action"} <= events
@@ -323,7 +350,13 @@ def test_every_route_and_event_has_an_expectation(app: Flask) -> None:
 def request_for(ctx: Ctx, rule: str, method: str, role: str) -> tuple[str, dict[str, Any]]:
     """Fill a route's path and body for one role."""
     battleship = rule.startswith("/b/") or "battleship" in rule
-    values = {"game_id": ctx.bs_gid if battleship else ctx.gid, "team": "A", "device_id": ctx.spare_device, "slip": ctx.path_slip(role), "code": "en"}
+    values = {
+        "game_id": ctx.bs_gid if battleship else ctx.gid,
+        "team": "A",
+        "device_id": ctx.spare_device,
+        "slip": ctx.path_slip(role),
+        "code": "en",
+    }
     path = re.sub(r"<(?:\w+:)?(\w+)>", lambda m: values[m.group(1)], rule)
     slip = ctx.slip_of(role)
     kwargs: dict[str, Any] = {}
@@ -342,7 +375,12 @@ def request_for(ctx: Ctx, rule: str, method: str, role: str) -> tuple[str, dict[
         elif rule.endswith("/<device_id>") and method == "POST":
             body = {"name": f"renamed by {role}"}
         elif rule == "/api/games":
-            body = {"teams": [{"name": "Owls", "players": ["Oz", "Ola", "Oli", "Ode"]}, {"name": "Rays", "players": ["Ra", "Ro", "Ri", "Ru"]}]}
+            body = {
+                "teams": [
+                    {"name": "Owls", "players": ["Oz", "Ola", "Oli", "Ode"]},
+                    {"name": "Rays", "players": ["Ra", "Ro", "Ri", "Ru"]},
+                ]
+            }
         if slip:
             body["slip"] = slip
         if method == "POST" or body:
@@ -351,9 +389,20 @@ def request_for(ctx: Ctx, rule: str, method: str, role: str) -> tuple[str, dict[
         # The lobby's and end screen's forms carry the session's CSRF token, as a browser would.
         lobby = ctx.clients[role].get("/battleship").get_data(as_text=True)
         token = re.search(r'name="csrf_token" value="([^"]+)"', lobby).group(1)  # type: ignore[union-attr]
-        kwargs["data"] = {"csrf_token": token, "ruleset": "zeeslag", "opponent": "computer", "level": "easy", "name": "Zed"}
+        kwargs["data"] = {
+            "csrf_token": token,
+            "ruleset": "zeeslag",
+            "opponent": "computer",
+            "level": "easy",
+            "name": "Zed",
+        }
     if rule == "/games/new" and method == "POST":
-        form = {"team1_name": "Owls", "team1_players": "Oz\nOla\nOli\nOde", "team2_name": "Rays", "team2_players": "Ra\nRo\nRi\nRu"}
+        form = {
+            "team1_name": "Owls",
+            "team1_players": "Oz\nOla\nOli\nOde",
+            "team2_name": "Rays",
+            "team2_players": "Ra\nRo\nRi\nRu",
+        }
         if role == "referee":
             page = ctx.clients[role].get("/games/new").get_data(as_text=True)
             form["csrf_token"] = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
@@ -372,7 +421,9 @@ def test_route_as_every_role(ctx: Ctx, route: tuple[str, str]) -> None:
         status = response.status_code
         where = f"{method} {path} as {role}"
         assert status < 500, f"{where}: {status}"
-        assert status == expected[role], f"{where}: {status}, expected {expected[role]}: {response.get_data(as_text=True)[:300]}"
+        assert status == expected[role], (
+            f"{where}: {status}, expected {expected[role]}: {response.get_data(as_text=True)[:300]}"
+        )
         if status >= 400 or method == "GET":
             assert snapshot(ctx) == before, f"{where} changed something"
         found = leaks(role, response.get_data(as_text=True), squares_too=route not in NO_GAME_SQUARES)
@@ -432,7 +483,9 @@ def test_event_as_every_role(ctx: Ctx, event: str) -> None:
             if want == "ok":
                 assert ack.get("ok", "server_time" in ack) is True, f"{where}: {ack}"
             else:
-                assert ack.get("ok") is False and ack.get("error") in want.split("|"), f"{where}: {ack}, expected {want}"
+                assert ack.get("ok") is False and ack.get("error") in want.split("|"), (
+                    f"{where}: {ack}, expected {want}"
+                )
                 assert snapshot(ctx) == before, f"{where} changed something"
             if event == "resync" and ack.get("ok"):
                 assert ack["view"]["role"] == VIEW_ROLE[role], where
@@ -512,7 +565,9 @@ def answers(probe: Probe, client: FlaskClient, action: dict[str, Any], slip: str
     response = client.post(f"/api/games/{probe.gid}/actions", json=body)
     sock = socketio.test_client(probe.app, flask_test_client=client)
     try:
-        ack = sock.emit("action", {"game": probe.gid, "action": action, **({"slip": slip} if slip else {})}, callback=True)
+        ack = sock.emit(
+            "action", {"game": probe.gid, "action": action, **({"slip": slip} if slip else {})}, callback=True
+        )
     finally:
         sock.disconnect()
     assert response.status_code in (400, 403, 409), (action, response.status_code, response.get_data(as_text=True))
@@ -559,7 +614,13 @@ def test_probing_unseen_orders_gets_one_answer_in_the_air(app: Flask, caller: st
     for word in ("B1", "B2", "B3", "fighter", "bomber", "middle", "corridor", "Bea", "Ben"):
         assert word not in text, f"{caller} {action['type']}: the refusal names {word!r}: {text}"
     # What B does next changes nothing in A's answer: B's ships are bombed, a report comes in.
-    ok(act(probe.referee, probe.gid, {"type": "report_dogfight", "a": "1A1", "b": "1B1", "throws": [{"winner": "B"}], "choice": "pass"}))
+    ok(
+        act(
+            probe.referee,
+            probe.gid,
+            {"type": "report_dogfight", "a": "1A1", "b": "1B1", "throws": [{"winner": "B"}], "choice": "pass"},
+        )
+    )
     assert answers(probe, client, fill(action, "1B2"), slip) == got["1B2"]
 
 
@@ -572,10 +633,18 @@ def test_probing_orders_in_planning_counts_nothing(app: Flask) -> None:
     # B takes an order back and writes a new one: A's answers for those ids stay the same.
     ok(act(probe.team_b, probe.gid, {"type": "remove_order", "order": "1B3"}))
     assert answers(probe, probe.team_a, fill(remove, "1B3"), None) == got["1B3"]
-    ok(act(probe.team_b, probe.gid, {"type": "add_order", "team": "B", "ship": "A", "pilot": "Ben", "kind": "fighter", "corridor": "lower"}))
+    ok(
+        act(
+            probe.team_b,
+            probe.gid,
+            {"type": "add_order", "team": "B", "ship": "A", "pilot": "Ben", "kind": "fighter", "corridor": "lower"},
+        )
+    )
     assert answers(probe, probe.team_a, fill(remove, "1B4"), None) == got["1B4"]
     # Ann's slip may not remove anything either, and says so alike for every id.
-    slip_answers = {answers(probe, probe.pilot_a, fill(remove, oid), probe.slip_a) for oid in ["1A1", "1A2", "1B1", "1B9"]}
+    slip_answers = {
+        answers(probe, probe.pilot_a, fill(remove, oid), probe.slip_a) for oid in ["1A1", "1A2", "1B1", "1B9"]
+    }
     assert len(slip_answers) == 1, slip_answers
 
 
@@ -585,5 +654,11 @@ def test_the_orders_a_view_shows_may_still_be_named(app: Flask) -> None:
     announced = act(probe.team_a, probe.gid, {"type": "announce_bombing", "order": "1B3"})
     assert announced.status_code == 200, announced.get_json()
     # Ann meets 1B1 next: her report is taken.
-    reported = probe.pilot_a.post(f"/api/games/{probe.gid}/actions", json={"slip": probe.slip_a, "action": {"type": "report_dogfight", "a": "1A1", "b": "1B1", "throws": [{"winner": "A"}]}})
+    reported = probe.pilot_a.post(
+        f"/api/games/{probe.gid}/actions",
+        json={
+            "slip": probe.slip_a,
+            "action": {"type": "report_dogfight", "a": "1A1", "b": "1B1", "throws": [{"winner": "A"}]},
+        },
+    )
     assert reported.status_code == 200, reported.get_json()

@@ -65,10 +65,17 @@ def test_the_default_ruleset_holds_every_default_of_the_rules_file() -> None:
     rs = load_ruleset(RULESET_PATH)
     assert rs.corridors == ("upper", "middle", "lower") and rs.corridor_limit == 3
     assert [(r.min_players, r.max_players, r.size, r.fleet.count("two")) for r in rs.sea_sizes] == [
-        (4, 5, 7, 1), (6, 7, 8, 2), (8, 9, 9, 3), (10, 10, 10, 4)
+        (4, 5, 7, 1),
+        (6, 7, 8, 2),
+        (8, 9, 9, 3),
+        (10, 10, 10, 4),
     ]
     assert {k: v.shape.to_text() for k, v in rs.sea.kinds.items()} == {
-        "carrier": "XXXX/.X..", "cruiser": "XXXX", "tug": "XX/XX", "three": "XXX", "two": "XX"
+        "carrier": "XXXX/.X..",
+        "cruiser": "XXXX",
+        "tug": "XX/XX",
+        "three": "XXX",
+        "two": "XX",
     }
     assert all((k.fighters, k.bombers) == (2, 2) for k in rs.sea.kinds.values())
     assert rs.round_seconds == 300 and rs.round_limit == 0
@@ -91,11 +98,17 @@ def test_a_broken_ruleset_names_file_key_and_reason(tmp_path: Path, old: str, ne
     path = broken(tmp_path, old, new)
     with pytest.raises(RulesetError) as info:
         load_ruleset(path)
-    assert any(line.startswith(f"{path}: {key}: ") and reason in line for line in info.value.lines()), info.value.lines()
+    assert any(line.startswith(f"{path}: {key}: ") and reason in line for line in info.value.lines()), (
+        info.value.lines()
+    )
 
 
 def test_every_problem_is_reported_not_just_the_first(tmp_path: Path) -> None:
-    text = RULESET_PATH.read_text(encoding="utf-8").replace("fighters = 2", "fighters = -1").replace("bombers = 2", "bombers = -2")
+    text = (
+        RULESET_PATH.read_text(encoding="utf-8")
+        .replace("fighters = 2", "fighters = -1")
+        .replace("bombers = 2", "bombers = -2")
+    )
     with pytest.raises(RulesetError) as info:
         load_ruleset(write(tmp_path, text))
     assert len(info.value.lines()) == 10
@@ -177,7 +190,10 @@ def test_rules_check_broken_prints_file_key_reason(tmp_path: Path) -> None:
     path = broken(tmp_path, 'shape = "XXX"', 'shape = "X.X"')
     result = CliRunner().invoke(rules_group, ["check", path])
     assert result.exit_code == 1
-    assert result.output.strip() == f"{path}: ships.three.shape: X.X is not connected: every square must share a side with another"
+    assert (
+        result.output.strip()
+        == f"{path}: ships.three.shape: X.X is not connected: every square must share a side with another"
+    )
 
 
 def test_sea_place_prints_a_legal_sea_the_same_for_the_same_seed(tmp_path: Path) -> None:

@@ -293,16 +293,36 @@ BOUNDS: list[tuple[str, str, Callable[[int], dict[str, Any]], str]] = [
     ("teams.min_players", "high", airraid(lambda d, n: _teams(d, n, n)), "teams.min_players"),
     ("teams.min_players", "low", airraid(lambda d, n: _teams(d, n, 10)), "teams.min_players"),
     ("teams.max_players", "high", airraid(lambda d, n: _teams(d, 4, n)), "teams.max_players"),
-    ("teams.max_players", "low", airraid(lambda d, n: _teams(d, 2, max(n, 2)) if n >= 2 else _teams(d, 1, n)), "teams.max_players"),
+    (
+        "teams.max_players",
+        "low",
+        airraid(lambda d, n: _teams(d, 2, max(n, 2)) if n >= 2 else _teams(d, 1, n)),
+        "teams.max_players",
+    ),
     ("sea_sizes", "high", airraid(_rows), "sea_sizes"),
     ("sea_sizes[].players", "high", airraid(lambda d, n: _players(d, 4, n)), "sea_sizes[0].players"),
     ("sea_sizes[].players", "low", airraid(lambda d, n: _players(d, n, 10)), "sea_sizes[0].players"),
     ("sea_sizes[].size", "high", airraid(_row_size), "sea_sizes[0].size"),
     ("sea_sizes[].size", "low", airraid(_row_size), "sea_sizes[0].size"),
-    ("sea.size", "high", battleship(lambda d, n: d.update(sea={**d["sea"], "size": n}, fleet={"destroyer": 1})), "sea.size"),
-    ("sea.size", "low", battleship(lambda d, n: d.update(sea={**d["sea"], "size": n}, fleet={"destroyer": 1})), "sea.size"),
+    (
+        "sea.size",
+        "high",
+        battleship(lambda d, n: d.update(sea={**d["sea"], "size": n}, fleet={"destroyer": 1})),
+        "sea.size",
+    ),
+    (
+        "sea.size",
+        "low",
+        battleship(lambda d, n: d.update(sea={**d["sea"], "size": n}, fleet={"destroyer": 1})),
+        "sea.size",
+    ),
     ("ships", "high", battleship(_kinds), "ships"),
-    ("ships.*.shape", "high", battleship(lambda d, n: d["ships"]["carrier"].update(shape="X" * n)), "ships.carrier.shape"),
+    (
+        "ships.*.shape",
+        "high",
+        battleship(lambda d, n: d["ships"]["carrier"].update(shape="X" * n)),
+        "ships.carrier.shape",
+    ),
     ("ships.*.fighters", "high", airraid(_planes("fighters")), "ships.carrier.fighters"),
     ("ships.*.fighters", "low", airraid(_planes("fighters")), "ships.carrier.fighters"),
     ("ships.*.bombers", "high", airraid(_planes("bombers")), "ships.carrier.bombers"),
@@ -357,7 +377,7 @@ def _name(n: int) -> str:
 
 
 def _languages(n: int) -> str:
-    names = ", ".join(f"l{i} = \"x\"" for i in range(n))
+    names = ", ".join(f'l{i} = "x"' for i in range(n))
     return AIRRAID_TEXT.replace('names = { cs = "Letecký útok", en = "Air raid" }', f"names = {{ {names} }}", 1)
 
 
@@ -372,7 +392,9 @@ FILE_BOUNDS: list[tuple[str, Callable[[int], str], str]] = [
 
 
 @pytest.mark.parametrize(("bound", "make", "words"), FILE_BOUNDS, ids=[f"{b}-{m.__name__}" for b, m, _ in FILE_BOUNDS])
-def test_a_file_at_its_bound_is_accepted_and_one_past_it_refused(bound: str, make: Callable[[int], str], words: str) -> None:
+def test_a_file_at_its_bound_is_accepted_and_one_past_it_refused(
+    bound: str, make: Callable[[int], str], words: str
+) -> None:
     high = limits().most(bound)
     assert text_problems(make(high)) == []
     lines = text_problems(make(high + 1))
@@ -410,14 +432,17 @@ def test_deeply_nested_toml_is_refused_by_rules_check(tmp_path: Path) -> None:
     path.write_text("a = " + "[" * 1_000 + "]" * 1_000, encoding="utf-8")
     result = CliRunner().invoke(rules_group, ["check", str(path)])
     assert result.exit_code == 1
-    assert result.output == f"{path}: -: nested too deeply: arrays, tables and dotted keys inside one another (at most 8 deep)\n"
+    assert (
+        result.output
+        == f"{path}: -: nested too deeply: arrays, tables and dotted keys inside one another (at most 8 deep)\n"
+    )
 
 
 def test_brackets_and_dots_in_strings_values_and_comments_do_not_count_as_nesting() -> None:
     text = (
-        'a = "[[[[[[[[[[" # {{{{{{{{{{{{\nb = \'\'\'\n[[[[[[[[[[\n\'\'\'\nc = "\\"[[[[[[[[[[["\nd = [[1], [2]]\n'
+        "a = \"[[[[[[[[[[\" # {{{{{{{{{{{{\nb = '''\n[[[[[[[[[[\n'''\nc = \"\\\"[[[[[[[[[[[\"\nd = [[1], [2]]\n"
         'e = 1.5\nf = 1979-05-27T07:32:00.999\n"g.g.g.g.g.g.g.g.g.g".h = 1\n'
-        '[i.j]\nk = { l.m = 1, n = [{ o.p.q = 2 }], r = {} }\n[[s.t.u]]\n'
+        "[i.j]\nk = { l.m = 1, n = [{ o.p.q = 2 }], r = {} }\n[[s.t.u]]\n"
     )
     assert toml_nesting(text) == (3, 2)
     assert parse_toml(text)["d"] == [[1], [2]]
@@ -442,10 +467,22 @@ def test_long_dotted_keys_are_measured_wherever_they_are(text: str, nesting: tup
 @pytest.mark.parametrize(
     ("old", "new", "line"),
     [
-        ("limit = 3 ", "limit = 0x" + "f" * 5000 + " ", "corridors.limit: too large: a number of more than 19 digits (at most 20)"),
+        (
+            "limit = 3 ",
+            "limit = 0x" + "f" * 5000 + " ",
+            "corridors.limit: too large: a number of more than 19 digits (at most 20)",
+        ),
         ("limit = 3 ", "limit = " + "9" * 5000 + " ", "-: not valid TOML: a number has too many digits"),
-        ("limit = 3 ", "limit = -" + "9" * 30 + " ", "corridors.limit: negative: a number of more than 19 digits (at least 1)"),
-        ("seconds = 300", 'seconds = "' + "x" * 5000 + '"', "rounds.seconds: must be a whole number, not 'xxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxx'"),
+        (
+            "limit = 3 ",
+            "limit = -" + "9" * 30 + " ",
+            "corridors.limit: negative: a number of more than 19 digits (at least 1)",
+        ),
+        (
+            "seconds = 300",
+            'seconds = "' + "x" * 5000 + '"',
+            "rounds.seconds: must be a whole number, not 'xxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxx'",
+        ),
     ],
 )
 def test_huge_values_are_refused_in_a_short_line(old: str, new: str, line: str) -> None:
@@ -502,7 +539,15 @@ def test_the_shipped_rulesets_pass_within_the_real_budget(path: Path, monkeypatc
 
 def test_the_shipped_rulesets_state_their_bounds_in_comments() -> None:
     text = RULESET_PATH.read_text(encoding="utf-8")
-    for bound in ("(1 to 20)", "(30 to 3600 seconds)", "(at most 100)", "1 to 25 rows", "2 to 30", "1 to 10 squares", "(0 to 10 each)"):
+    for bound in (
+        "(1 to 20)",
+        "(30 to 3600 seconds)",
+        "(at most 100)",
+        "1 to 25 rows",
+        "2 to 30",
+        "1 to 10 squares",
+        "(0 to 10 each)",
+    ):
         assert bound in text
     for path in RULESETS_DIR.glob("*.toml"):
         assert "config/ruleset_limits.toml" in path.read_text(encoding="utf-8")

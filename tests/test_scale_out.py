@@ -98,7 +98,9 @@ def referee_session(base: str, servers: list[Server]) -> requests.Session:
         token = server.link.split("token=", 1)[1]
         # A refused link is redirected too (its token dropped from the address bar): only an
         # accepted one sets the referee cookie.
-        if session.get(f"{base}/?token={token}", allow_redirects=False, timeout=10).status_code == 303 and session.cookies.get("referee"):
+        if session.get(
+            f"{base}/?token={token}", allow_redirects=False, timeout=10
+        ).status_code == 303 and session.cookies.get("referee"):
             return session
     raise AssertionError("no terminal link of the servers was accepted")
 
@@ -111,7 +113,9 @@ class Game:
     referee: requests.Session
     teams: dict[str, requests.Session] = field(default_factory=dict)
 
-    def act(self, base: str, action: dict[str, Any], client_id: str | None = None, who: str = "referee") -> dict[str, Any]:
+    def act(
+        self, base: str, action: dict[str, Any], client_id: str | None = None, who: str = "referee"
+    ) -> dict[str, Any]:
         session = self.referee if who == "referee" else self.teams[who]
         body: dict[str, Any] = {"action": action}
         if client_id:
@@ -128,7 +132,10 @@ def new_game(bases: list[str], referee: requests.Session, *, round_seconds: int 
     """Create a game through the first base, join both teams through the others, fly round 1."""
     created = referee.post(
         f"{bases[0]}/api/games",
-        json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}], "round_seconds": round_seconds},
+        json={
+            "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}],
+            "round_seconds": round_seconds,
+        },
         timeout=10,
     ).json()
     game = Game(created["game"], referee)
@@ -140,7 +147,12 @@ def new_game(bases: list[str], referee: requests.Session, *, round_seconds: int 
         game.teams[team] = phone
         assert game.act(base, {"type": "lock_sea", "team": team, "ships": ships_json()}, who=team)["ok"]
     if airborne:
-        for action in ({"type": "start_game"}, {"type": "set_defender", "team": "A", "pilot": "Amy"}, {"type": "set_defender", "team": "B", "pilot": "Bo"}, {"type": "start_round"}):
+        for action in (
+            {"type": "start_game"},
+            {"type": "set_defender", "team": "A", "pilot": "Amy"},
+            {"type": "set_defender", "team": "B", "pilot": "Bo"},
+            {"type": "start_round"},
+        ):
             answer = game.act(bases[-1], action)
             assert answer["ok"], answer
     return game
@@ -176,7 +188,13 @@ class Screen:
             self.changed.notify_all()
 
     def connect(self, base: str, **kwargs: Any) -> Screen:
-        self.client.connect(base, headers={"Cookie": self.cookie} if self.cookie else {}, transports=["websocket"], wait_timeout=10, **kwargs)
+        self.client.connect(
+            base,
+            headers={"Cookie": self.cookie} if self.cookie else {},
+            transports=["websocket"],
+            wait_timeout=10,
+            **kwargs,
+        )
         self.resync()
         return self
 
@@ -189,11 +207,14 @@ class Screen:
         return ack
 
     def act(self, action: dict[str, Any], client_id: str) -> dict[str, Any]:
-        ack: dict[str, Any] = self.client.call("action", {"game": self.game_id, "client_id": client_id, "action": action}, timeout=10)
+        ack: dict[str, Any] = self.client.call(
+            "action", {"game": self.game_id, "client_id": client_id, "action": action}, timeout=10
+        )
         return ack
 
     def wait_for(self, seq: int, timeout: float = 10.0) -> float | None:
         """Wait until a pushed view with at least `seq` arrived; return its arrival time."""
+
         def arrived() -> float | None:
             return next((t for t, s in self.arrivals if s >= seq), None)
 
@@ -212,7 +233,10 @@ def events_of(db_url: str, game_id: str) -> list[tuple[int, str, str]]:
     plain, _, query = _plain(db_url).partition("?")
     options = query.split("options=", 1)[1].replace("%3D", "=")
     with psycopg.connect(plain, options=options) as conn:
-        return [(int(r[0]), str(r[1]), str(r[2])) for r in conn.execute("SELECT seq, kind, by FROM events WHERE game_id = %s ORDER BY seq", (game_id,))]
+        return [
+            (int(r[0]), str(r[1]), str(r[2]))
+            for r in conn.execute("SELECT seq, kind, by FROM events WHERE game_id = %s ORDER BY seq", (game_id,))
+        ]
 
 
 def wait_until(check: Callable[[], bool], timeout: float, every: float = 0.1) -> bool:
@@ -284,8 +308,10 @@ def test_an_entry_sent_to_one_process_reaches_screens_on_the_others(cluster: Clu
         assert watcher_a.seq == watcher_b.seq == team_c.seq == referee_a.seq
         same.sort()
         across.sort()
-        print(f"\nentry→view ms (noisy, 2 shared cores): same process median={same[len(same) // 2]:.1f}, "
-              f"other process median={across[len(across) // 2]:.1f} max={across[-1]:.1f}")
+        print(
+            f"\nentry→view ms (noisy, 2 shared cores): same process median={same[len(same) // 2]:.1f}, "
+            f"other process median={across[len(across) // 2]:.1f} max={across[-1]:.1f}"
+        )
     finally:
         for s in (watcher_a, watcher_b, team_c, referee_a):
             s.close()
@@ -322,8 +348,12 @@ def test_a_round_ends_exactly_once_though_every_process_sees_the_deadline(cluste
         assert len(ended) == 1 and ended[0][1] == "clock", ended
         # Every screen, on every process, hears the end of the round.
         for w in watchers:
-            assert w.wait_for(ended[0][0]) is not None, f"the screen on process {'ABC'[watchers.index(w)]} missed the end of the round"
-            assert w.view is not None and w.view["round"]["round"] == 2 and w.view["round"]["phase"] == "planning", w.view["round"]
+            assert w.wait_for(ended[0][0]) is not None, (
+                f"the screen on process {'ABC'[watchers.index(w)]} missed the end of the round"
+            )
+            assert w.view is not None and w.view["round"]["round"] == 2 and w.view["round"]["phase"] == "planning", (
+                w.view["round"]
+            )
     finally:
         for w in watchers:
             w.close()
@@ -400,10 +430,25 @@ def private_redis(tmp_path: Path) -> Iterator[tuple[int, Callable[[], None], Cal
     procs: list[subprocess.Popen[bytes]] = []
 
     def start() -> None:
-        procs.append(subprocess.Popen(
-            [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        ))
+        procs.append(
+            subprocess.Popen(
+                [
+                    binary,
+                    "--port",
+                    str(port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    str(tmp_path),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
         assert wait_until(lambda: _port_open(port), 10), "the private redis-server did not start"
 
     def stop() -> None:
@@ -433,7 +478,9 @@ def test_a_redis_restart_is_survived_and_screens_catch_up(
     port, stop_redis, start_redis = private_redis
     schema = _schema(postgres_url)
     db_url = next(schema)
-    servers = [Server(tmp_path / "instance", database_url=db_url, redis_url=f"redis://127.0.0.1:{port}/0") for _ in range(2)]
+    servers = [
+        Server(tmp_path / "instance", database_url=db_url, redis_url=f"redis://127.0.0.1:{port}/0") for _ in range(2)
+    ]
     start_all(servers)
     screens: list[Screen] = []
     try:
@@ -511,9 +558,17 @@ def nginx_front(cluster: Cluster, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     prefix = tmp_path / "nginx"
     port = free_port()
     conf = nginx_conf(prefix, port, [s.port for s in cluster.servers[:2]])
-    check = subprocess.run([NGINX, "-t", "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "logs" / "error.log")], capture_output=True, text=True)
+    check = subprocess.run(
+        [NGINX, "-t", "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "logs" / "error.log")],
+        capture_output=True,
+        text=True,
+    )
     assert check.returncode == 0, check.stderr
-    proc = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "logs" / "error.log"), "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [NGINX, "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "logs" / "error.log"), "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         assert wait_until(lambda: _port_open(port), 10), "nginx did not start"
         yield f"http://127.0.0.1:{port}", prefix
@@ -522,14 +577,20 @@ def nginx_front(cluster: Cluster, tmp_path: Path) -> Iterator[tuple[str, Path]]:
         proc.wait(10)
 
 
-def test_nginx_with_the_deploy_config_serves_pages_and_websockets(cluster: Cluster, nginx_front: tuple[str, Path]) -> None:
+def test_nginx_with_the_deploy_config_serves_pages_and_websockets(
+    cluster: Cluster, nginx_front: tuple[str, Path]
+) -> None:
     nginx, prefix = nginx_front
     game = new_game(cluster.bases, cluster.referee)
     page = requests.get(f"{nginx}/g/{game.id}/watch", headers={"Accept-Encoding": "gzip, br"}, timeout=10)
     assert page.status_code == 200 and "socket.io" in page.text
     assert page.headers.get("Content-Encoding") in ("br", "gzip", "zstd"), "the app's own compression passes through"
     # The Host header reaches the app with nginx's port: links it makes point through nginx.
-    link = cluster.referee.post(f"{nginx}/api/games", json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]}, timeout=10).json()["links"]["watch"]
+    link = cluster.referee.post(
+        f"{nginx}/api/games",
+        json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]},
+        timeout=10,
+    ).json()["links"]["watch"]
     assert link.startswith(nginx + "/"), link
     # A websocket through nginx, fed from every process behind it. The client sends the Origin
     # of nginx's address: the app's same-origin check passes only because nginx passes the Host on.
@@ -572,8 +633,12 @@ def test_nginx_with_the_deploy_config_serves_pages_and_websockets(cluster: Clust
         ack = game.act(doomed.base, {"type": "adjust_timer", "seconds": 5}, client_id="before-kill")
         assert ack["ok"]
         doomed.kill()
-        assert wait_until(lambda: phone.connects >= 2 and phone.client.connected, 20), "the page did not reconnect through nginx"
-        assert wait_until(lambda: phone.seq >= ack["seq"], 10), "the resync brings the entry acknowledged before the kill"
+        assert wait_until(lambda: phone.connects >= 2 and phone.client.connected, 20), (
+            "the page did not reconnect through nginx"
+        )
+        assert wait_until(lambda: phone.seq >= ack["seq"], 10), (
+            "the resync brings the entry acknowledged before the kill"
+        )
         after = game.act(survivor.base, {"type": "adjust_timer", "seconds": 5}, client_id="after-kill")
         assert after["ok"] and phone.wait_for(after["seq"]) is not None, "pushes reach it on its new process"
         # And plain requests from this address go to the survivor too.
@@ -596,7 +661,13 @@ def test_forwarded_headers_count_only_with_proxy_fix(tmp_path: Path, proxies: in
 
     app = create_app(
         # Behind the proxy the phones use its name, which ALLOWED_HOSTS must list (the Host check).
-        {"TESTING": True, "SECRET_KEY": "test-" + "0" * 40, "DATABASE_URL": f"sqlite:///{tmp_path / 't.sqlite3'}", "PROXY_FIX": proxies, "ALLOWED_HOSTS": ["club.example"]},
+        {
+            "TESTING": True,
+            "SECRET_KEY": "test-" + "0" * 40,
+            "DATABASE_URL": f"sqlite:///{tmp_path / 't.sqlite3'}",
+            "PROXY_FIX": proxies,
+            "ALLOWED_HOSTS": ["club.example"],
+        },
         instance_path=tmp_path / "instance",
     )
     try:
@@ -605,12 +676,18 @@ def test_forwarded_headers_count_only_with_proxy_fix(tmp_path: Path, proxies: in
             token = issue_server_referee_token(engine_of(app))
         assert referee.get(f"/?token={token}").status_code == 303
         forwarded = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "club.example", "X-Forwarded-For": "10.0.0.7"}
-        created = referee.post("/api/games", json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]}, headers=forwarded)
+        created = referee.post(
+            "/api/games",
+            json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]},
+            headers=forwarded,
+        )
         link = created.get_json()["links"]["watch"]
         # Links (and QR codes) name the address the phones use: nginx's, with TLS there.
         assert link.startswith("https://club.example/" if proxies else "http://localhost/"), link
         # A page served over TLS by the proxy opens its socket: the origin check sees https there.
-        handshake = app.test_client().get("/socket.io/?EIO=4&transport=polling", headers={**forwarded, "Origin": "https://club.example"})
+        handshake = app.test_client().get(
+            "/socket.io/?EIO=4&transport=polling", headers={**forwarded, "Origin": "https://club.example"}
+        )
         assert handshake.status_code == (200 if proxies else 400), handshake.data[:200]
     finally:
         engine_of(app).dispose()

@@ -17,15 +17,20 @@ gunicorn_base = pytest.importorskip("gunicorn.app.base", reason="gunicorn is POS
 
 
 @pytest.mark.parametrize("threads", [100, 3000])
-def test_gunicorn_accepts_a_connection_for_every_thread(app: Flask, monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
+def test_gunicorn_accepts_a_connection_for_every_thread(
+    app: Flask, monkeypatch: pytest.MonkeyPatch, threads: int
+) -> None:
     # Each websocket holds a gthread thread for its whole life; gthread's worker_connections
     # (default 1000) would otherwise leave threads idle while phones wait to connect.
     seen: dict[str, Any] = {}
 
     def run(self: Any) -> None:
         seen.update(
-            threads=self.cfg.threads, connections=self.cfg.worker_connections, worker=self.cfg.worker_class_str,
-            forwarded=self.cfg.forwarded_allow_ips, schemes=self.cfg.secure_scheme_headers,
+            threads=self.cfg.threads,
+            connections=self.cfg.worker_connections,
+            worker=self.cfg.worker_class_str,
+            forwarded=self.cfg.forwarded_allow_ips,
+            schemes=self.cfg.secure_scheme_headers,
         )
 
     monkeypatch.setattr(gunicorn_base.BaseApplication, "run", run)

@@ -58,7 +58,9 @@ def test_vendor_folder_has_the_pinned_libraries() -> None:
         version_note = (VENDOR / name / "VERSION").read_text(encoding="utf-8")
         pinned = re.search(r"^\S+ (\S+)$", version_note.splitlines()[0])
         assert pinned, f"{name}/VERSION must start with '<package> <version>'"
-        assert pinned.group(1) in script, f"{name}/VERSION {pinned.group(1)} is not the version pinned in scripts/vendor.sh"
+        assert pinned.group(1) in script, (
+            f"{name}/VERSION {pinned.group(1)} is not the version pinned in scripts/vendor.sh"
+        )
 
 
 def test_socketio_client_speaks_protocol_v5() -> None:
@@ -216,7 +218,9 @@ def test_static_files_named_in_templates_exist(path: Path) -> None:
     assert not missing, f"{path.relative_to(ROOT)} names missing static files: {missing}"
 
 
-IMPORT_RE = re.compile(r"""(?:^|\s)(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}/[^'"]+)['"]|import\(\s*['"](\.{1,2}/[^'"]+)['"]""", re.M)
+IMPORT_RE = re.compile(
+    r"""(?:^|\s)(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}/[^'"]+)['"]|import\(\s*['"](\.{1,2}/[^'"]+)['"]""", re.M
+)
 WORKER_RE = re.compile(r"""(?:importScripts|new URL)\(\s*['"](\.{1,2}/[^'"]+)['"]""")
 
 
@@ -283,7 +287,9 @@ def test_no_module_imports_a_page_script() -> None:
         str(p.relative_to(JS)): sorted(str(i.relative_to(JS.resolve())) for i in imports_of(p) if i in pages)
         for p in sorted(JS.rglob("*.js"))
     }
-    assert not {k: v for k, v in importers.items() if v}, "shared helpers belong in a library module, not in a page script"
+    assert not {k: v for k, v in importers.items() if v}, (
+        "shared helpers belong in a library module, not in a page script"
+    )
 
 
 def test_pages_of_a_mode_use_only_its_folder_and_the_libraries() -> None:
@@ -450,7 +456,9 @@ def check_module_syntax(node: str, source: str) -> subprocess.CompletedProcess[s
     Not `node --check file.js`: with no package.json saying "module", Node 20 reads a .js file as
     CommonJS and, when it then finds import syntax, passes the file without checking it at all.
     """
-    return subprocess.run([node, "--input-type=module", "--check"], input=source, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [node, "--input-type=module", "--check"], input=source, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_js_modules_parse() -> None:

@@ -36,7 +36,13 @@ JS = ROOT / "static" / "js"
 TEMPLATE = ROOT / "templates" / "games" / "team.html"
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 # --------------------------------------------------------------------- helpers
@@ -51,7 +57,10 @@ def referee_client(app: Flask) -> FlaskClient:
 
 
 def new_game(referee: FlaskClient) -> dict[str, Any]:
-    response = referee.post("/api/games", json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]})
+    response = referee.post(
+        "/api/games",
+        json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]},
+    )
     assert response.status_code == 201, response.get_json()
     return response.get_json()  # type: ignore[no-any-return]
 
@@ -96,7 +105,13 @@ def shown_panel(html: str) -> str:
 def game(app: Flask) -> dict[str, Any]:
     referee = referee_client(app)
     created = new_game(referee)
-    return {"id": created["game"], "referee": referee, "links": created["links"], "A": join(app, created["links"]["join"]["A"]), "B": join(app, created["links"]["join"]["B"])}
+    return {
+        "id": created["game"],
+        "referee": referee,
+        "links": created["links"],
+        "A": join(app, created["links"]["join"]["A"]),
+        "B": join(app, created["links"]["join"]["B"]),
+    }
 
 
 # ------------------------------------------------------------- test client
@@ -174,10 +189,14 @@ def test_every_string_the_scripts_ask_for_is_in_the_page(game: dict[str, Any]) -
     editor_js = (JS / "lib" / "sea-editor.js").read_text(encoding="utf-8")
     wanted = _keys_used(team_js, ("team", "editor")) | _keys_used(editor_js, ("editor",))
     # keys built from names: corridors, plane kinds, verdicts, form steps, bombing answers and results
-    wanted |= {f"team.corridor.{c}" for c in ("upper", "middle", "lower")} | {f"team.plane.{k}" for k in ("fighter", "bomber")}
+    wanted |= {f"team.corridor.{c}" for c in ("upper", "middle", "lower")} | {
+        f"team.plane.{k}" for k in ("fighter", "bomber")
+    }
     wanted |= {f"team.verdict.{v}" for v in ("water", "already_hit", "fight", "hit", "sunk", "left", "shot_down")}
     wanted |= {f"team.need_{s}" for s in ("pilot", "plane", "corridor", "target")}
-    wanted |= {f"team.ev.bombing_{a}" for a in ("water", "already_hit", "fight")} | {f"team.ev.result_{r}" for r in ("hit", "left", "shot_down")}
+    wanted |= {f"team.ev.bombing_{a}" for a in ("water", "already_hit", "fight")} | {
+        f"team.ev.result_{r}" for r in ("hit", "left", "shot_down")
+    }
     # sea-editor.js lists its own keys for every page that uses it
     listed = re.search(r"EDITOR_KEYS = \[(.*?)\];", editor_js, re.S)
     assert listed
@@ -185,7 +204,14 @@ def test_every_string_the_scripts_ask_for_is_in_the_page(game: dict[str, Any]) -
     missing = sorted(k for k in wanted if k not in strings)
     assert not missing, f"team.html's i18n blocks lack {missing}"
     # plural strings carry every Intl.PluralRules category Czech needs
-    for key in ("editor.left", "team.ship_hits", "team.free_slots", "team.bombers_waiting", "team.n_fighters", "team.n_bombers"):
+    for key in (
+        "editor.left",
+        "team.ship_hits",
+        "team.free_slots",
+        "team.bombers_waiting",
+        "team.n_fighters",
+        "team.n_bombers",
+    ):
         assert set(strings[key]) >= {"one", "few", "other"}, key
         assert "{n}" in strings[key]["other"], key
 
@@ -289,7 +315,10 @@ def test_page_scripts_pure_functions(game: dict[str, Any]) -> None:
     strings = script_strings(game["A"].get(f"/g/{game['id']}/team").get_data(as_text=True))
     result = subprocess.run(
         [node, "--input-type=module", "-e", NODE_CHECKS, JS.as_uri(), json.dumps(strings)],
-        capture_output=True, text=True, timeout=60, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr + result.stdout
     assert "team js ok" in result.stdout
@@ -308,14 +337,23 @@ def test_a_phone_places_its_fleet_by_hand_and_locks_it(live_server: tuple[str, s
     with sync_api.sync_playwright() as pw:
         referee = pw.request.new_context(base_url=base)
         assert referee.get(f"/?token={token}").ok
-        created = referee.post("/api/games", data={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]})
+        created = referee.post(
+            "/api/games",
+            data={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]},
+        )
         assert created.status == 201, created.text()
         gid = created.json()["game"]
         join_a = created.json()["links"]["join"]["A"]
 
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2, has_touch=True, is_mobile=True, locale="en-GB")
+            context = browser.new_context(
+                viewport={"width": 360, "height": 740},
+                device_scale_factor=2,
+                has_touch=True,
+                is_mobile=True,
+                locale="en-GB",
+            )
             context.add_cookies([{"name": "lang", "value": "en", "url": base}])
             page = context.new_page()
             errors: list[str] = []
@@ -324,7 +362,9 @@ def test_a_phone_places_its_fleet_by_hand_and_locks_it(live_server: tuple[str, s
             assert page.url.endswith(f"/g/{gid}/team") or f"/g/{gid}/team" in page.url
             page.wait_for_selector("#conn-badge[data-state=synced]", timeout=15000)
             page.wait_for_selector(".tray-ship")
-            assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), "sideways scroll at 360 px"
+            assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), (
+                "sideways scroll at 360 px"
+            )
             page.screenshot(path=str(ARTIFACTS / "team-sea-empty-360.png"))
 
             def place(kind: str, square: str) -> None:

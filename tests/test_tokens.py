@@ -24,9 +24,9 @@ def _age(app: Flask, token: str, days: float) -> None:
     stamp = time.time() - days * 86400
     with engine_of(app).begin() as conn:
         conn.execute(
-            update(Token.__table__).where(Token.__table__.c.token_hash == hash_token(token)).values(
-                created_at=stamp, last_seen_at=stamp
-            )
+            update(Token.__table__)
+            .where(Token.__table__.c.token_hash == hash_token(token))
+            .values(created_at=stamp, last_seen_at=stamp)
         )
 
 

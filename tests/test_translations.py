@@ -64,7 +64,9 @@ def test_czech_plural_forms(cs: Catalog) -> None:
 
 
 def test_every_czech_message_is_translated(cs: Catalog) -> None:
-    missing = [key(m) for m in entries(cs) if m.fuzzy or not all(forms(m)) or len(forms(m)) != (3 if m.pluralizable else 1)]
+    missing = [
+        key(m) for m in entries(cs) if m.fuzzy or not all(forms(m)) or len(forms(m)) != (3 if m.pluralizable else 1)
+    ]
     assert not missing, f"{len(missing)} Czech messages without a translation (or fuzzy): {missing[:20]}"
 
 
@@ -95,7 +97,9 @@ def test_compiled_catalogue_is_up_to_date(cs: Catalog) -> None:
     with CS_MO.open("rb") as f:
         compiled = read_mo(f)
     stale = [key(m) for m in entries(cs) if (compiled.get(m.id) is None or forms(compiled.get(m.id)) != forms(m))]
-    assert not stale, f"messages.mo is older than messages.po; run scripts/compile_translations.sh compile: {stale[:10]}"
+    assert not stale, (
+        f"messages.mo is older than messages.po; run scripts/compile_translations.sh compile: {stale[:10]}"
+    )
 
 
 def czech(cs: Catalog, msgid: str) -> str:
@@ -158,7 +162,9 @@ def battleship_msgids() -> set[str]:
     found: set[str] = set()
     for path in BATTLESHIP_SOURCES:
         method = "jinja2" if path.suffix == ".html" else "python"
-        for _line, message, _comments, _context in extract_from_file(method, str(path), keywords=keywords, options={"extensions": "jinja2.ext.do"}):
+        for _line, message, _comments, _context in extract_from_file(
+            method, str(path), keywords=keywords, options={"extensions": "jinja2.ext.do"}
+        ):
             found.add(message[0] if isinstance(message, (tuple, list)) else message)
     return found
 
@@ -203,7 +209,11 @@ def test_dutch_and_norwegian_placeholders_and_compiled(board_catalog: tuple[str,
     assert not wrong, wrong
     with (TRANSLATIONS / lang / "LC_MESSAGES" / "messages.mo").open("rb") as f:
         compiled = read_mo(f)
-    stale = [key(m) for m in entries(catalog) if any(forms(m)) and (compiled.get(m.id) is None or forms(compiled.get(m.id)) != forms(m))]
+    stale = [
+        key(m)
+        for m in entries(catalog)
+        if any(forms(m)) and (compiled.get(m.id) is None or forms(compiled.get(m.id)) != forms(m))
+    ]
     assert not stale, f"{lang} messages.mo is older than messages.po: {stale[:10]}"
 
 

@@ -30,7 +30,11 @@ def seq_of(game: Game, kind: str, **data: Any) -> int:
 
 def orders(state: airraid.State) -> dict[str, tuple[Any, ...]]:
     """Every order of every round by id: who flies what, where, at what."""
-    return {o.id: (o.round, o.team, o.pilot, o.kind, o.ship, o.corridor, o.position, o.target) for r in state.rounds for o in r.orders.values()}
+    return {
+        o.id: (o.round, o.team, o.pilot, o.kind, o.ship, o.corridor, o.position, o.target)
+        for r in state.rounds
+        for o in r.orders.values()
+    }
 
 
 def ship_with(game: Game, team: str, kind: str) -> str:
@@ -39,7 +43,16 @@ def ship_with(game: Game, team: str, kind: str) -> str:
 
 
 def send(game: Game, team: str, pilot: str, kind: str, corridor: str, **more: Any) -> None:
-    game.do(f"team:{team}", type="add_order", team=team, pilot=pilot, kind=kind, ship=ship_with(game, team, kind), corridor=corridor, **more)
+    game.do(
+        f"team:{team}",
+        type="add_order",
+        team=team,
+        pilot=pilot,
+        kind=kind,
+        ship=ship_with(game, team, kind),
+        corridor=corridor,
+        **more,
+    )
 
 
 def three_orders_of_a() -> Game:
@@ -143,7 +156,9 @@ DIRECT = {"order_added", "order_removed", "reported", "conflict", "dogfight", "b
 
 
 def planes_of(state: airraid.State, seq: int) -> set[tuple[str, str]]:
-    return {(k, str(n[k])) for n in state.notes.get(seq, []) if n["type"] in DIRECT for k in ("order", "a", "b") if k in n}
+    return {
+        (k, str(n[k])) for n in state.notes.get(seq, []) if n["type"] in DIRECT for k in ("order", "a", "b") if k in n
+    }
 
 
 def random_game(seed: int, steps: int) -> Game:

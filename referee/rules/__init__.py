@@ -10,4 +10,4 @@ from .modes import MODES, GameMode, find_mode, register
 register(airraid)
 register(battleship)
 
-__all__ = ["MODES", "GameMode", "find_mode", "register", "airraid", "battleship"]
+__all__ = ["MODES", "GameMode", "airraid", "battleship", "find_mode", "register"]

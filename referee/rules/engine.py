@@ -56,10 +56,12 @@ class Fields:
 
     def __init__(self, data: Mapping[str, Any], allowed: Iterable[str]) -> None:
         if not isinstance(data, Mapping):
-            raise MalformedAction(Msg('an action is a JSON object'))
+            raise MalformedAction(Msg("an action is a JSON object"))
         unknown = sorted(set(data) - set(allowed) - {"type"})
         if unknown:
-            raise MalformedAction(Msg('unknown field {unknown!r} in {action!r}', unknown=unknown[0], action=data.get('type')))
+            raise MalformedAction(
+                Msg("unknown field {unknown!r} in {action!r}", unknown=unknown[0], action=data.get("type"))
+            )
         self.data = data
 
     def text(self, key: str, *, optional: bool = False, limit: int = 200) -> str:
@@ -68,9 +70,9 @@ class Fields:
         if value is None and optional:
             return ""
         if not isinstance(value, str) or not value.strip():
-            raise MalformedAction(Msg('{key} must be non-empty text', key=key))
+            raise MalformedAction(Msg("{key} must be non-empty text", key=key))
         if len(value) > limit:
-            raise MalformedAction(Msg('{key} is longer than {limit} characters', key=key, limit=limit))
+            raise MalformedAction(Msg("{key} is longer than {limit} characters", key=key, limit=limit))
         return value.strip()
 
     def choice(self, key: str, options: Sequence[str], *, optional: bool = False) -> str | None:
@@ -79,27 +81,33 @@ class Fields:
         if value is None and optional:
             return None
         if not isinstance(value, str) or value not in options:
-            raise MalformedAction(Msg('{key} must be one of {join}, not {value!r}', key=key, join=', '.join(options), value=value))
+            raise MalformedAction(
+                Msg("{key} must be one of {join}, not {value!r}", key=key, join=", ".join(options), value=value)
+            )
         return str(value)
 
-    def integer(self, key: str, *, optional: bool = False, low: int = -10**9, high: int = 10**9) -> int | None:
+    def integer(self, key: str, *, optional: bool = False, low: int = -(10**9), high: int = 10**9) -> int | None:
         """Return a whole-number field within bounds."""
         value = self.data.get(key)
         if value is None and optional:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
-            raise MalformedAction(Msg('{key} must be a whole number, not {value!r}', key=key, value=value))
+            raise MalformedAction(Msg("{key} must be a whole number, not {value!r}", key=key, value=value))
         if not low <= value <= high:
-            raise MalformedAction(Msg('{key} must be between {low} and {high}, not {value}', key=key, low=low, high=high, value=value))
+            raise MalformedAction(
+                Msg("{key} must be between {low} and {high}, not {value}", key=key, low=low, high=high, value=value)
+            )
         return value
 
     def number(self, key: str, *, low: float, high: float) -> float:
         """Return a numeric field within bounds."""
         value = self.data.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-            raise MalformedAction(Msg('{key} must be a number, not {value!r}', key=key, value=value))
+            raise MalformedAction(Msg("{key} must be a number, not {value!r}", key=key, value=value))
         if not low <= value <= high:
-            raise MalformedAction(Msg('{key} must be between {low} and {high}, not {value}', key=key, low=low, high=high, value=value))
+            raise MalformedAction(
+                Msg("{key} must be between {low} and {high}, not {value}", key=key, low=low, high=high, value=value)
+            )
         return float(value)
 
 
@@ -107,7 +115,7 @@ def chance(event: Event) -> random.Random:
     """Return the dice of an event: a generator seeded with the seed the server drew for it."""
     seed = event.data.get(SEED)
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise MalformedAction(Msg('this action takes chance: the server gives it a seed'))
+        raise MalformedAction(Msg("this action takes chance: the server gives it a seed"))
     return random.Random(seed)
 
 
@@ -167,17 +175,26 @@ class Engine(Generic[S]):
 
     # --- Starting, acting ---------------------------------------------------------------------
 
-    def create(self, action: Mapping[str, Any], *, at: float, by: str, seed: int | None = None) -> tuple[S, list[Event]]:
+    def create(
+        self, action: Mapping[str, Any], *, at: float, by: str, seed: int | None = None
+    ) -> tuple[S, list[Event]]:
         """Start a game from a create_game action; return the state and its first event."""
         if not isinstance(action, Mapping):
-            raise MalformedAction(Msg('an action is a JSON object with a type'))
+            raise MalformedAction(Msg("an action is a JSON object with a type"))
         Role.from_str(by)
         data = self._data(action, "create_game", seed)
         event = Event(1, "create_game", data, float(at), by)
         return self._created(event), [event]
 
     def apply(
-        self, state: S, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None, seed: int | None = None
+        self,
+        state: S,
+        action: Mapping[str, Any],
+        *,
+        at: float,
+        by: str,
+        version: int | None = None,
+        seed: int | None = None,
     ) -> tuple[S, list[Event]]:
         """Check an action by a role at a time; return the new state and the events it adds.
 
@@ -185,14 +202,20 @@ class Engine(Generic[S]):
         based on an older one is refused, so a double tap cannot act twice.
         """
         if not isinstance(action, Mapping):
-            raise MalformedAction(Msg('an action is a JSON object with a type'))
+            raise MalformedAction(Msg("an action is a JSON object with a type"))
         kind = action.get("type")
         if not isinstance(kind, str) or kind not in self.rules.handlers:
             known = ", ".join(sorted(self.rules.handlers))
-            raise MalformedAction(Msg('unknown action type {kind!r}; known: {known}', kind=kind, known=known))
+            raise MalformedAction(Msg("unknown action type {kind!r}; known: {known}", kind=kind, known=known))
         seen = action.get("version") if version is None else version
         if seen is not None and seen != state.version:
-            raise StaleVersion(Msg('the game has moved on (version {version}, your view was {version2}): look again', version=state.version, version2=seen))
+            raise StaleVersion(
+                Msg(
+                    "the game has moved on (version {version}, your view was {version2}): look again",
+                    version=state.version,
+                    version2=seen,
+                )
+            )
         Role.from_str(by)
         data = self._data(action, kind, seed)
         event = Event(state.version + 1, kind, data, float(at), by)
@@ -207,11 +230,11 @@ class Engine(Generic[S]):
         data = {k: v for k, v in action.items() if k not in ("type", "version")}
         written = sorted(({SEED} | self.rules.written.get(kind, frozenset())) & set(data))
         if written:
-            raise MalformedAction(Msg('unknown field {unknown!r} in {action!r}', unknown=written[0], action=kind))
+            raise MalformedAction(Msg("unknown field {unknown!r} in {action!r}", unknown=written[0], action=kind))
         if kind in self.rules.chance and seed is not None:
             # Only the kinds that take chance keep a seed: the server may offer one to every action.
             if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-                raise MalformedAction(Msg('a seed is a whole number from 0 to 2**63 - 1'))
+                raise MalformedAction(Msg("a seed is a whole number from 0 to 2**63 - 1"))
             data[SEED] = seed
         return data
 
@@ -220,7 +243,9 @@ class Engine(Generic[S]):
     def fold(self, state: S, event: Event) -> S:
         """Apply a stored event and return the new state (the input is not changed)."""
         if event.seq != state.version + 1:
-            raise StaleVersion(Msg('event {seq} does not follow version {version}', seq=event.seq, version=state.version))
+            raise StaleVersion(
+                Msg("event {seq} does not follow version {version}", seq=event.seq, version=state.version)
+            )
         try:
             return self._step(state, event)
         except RulesError as exc:
@@ -230,7 +255,7 @@ class Engine(Generic[S]):
     def replay(self, events: Sequence[Event]) -> S:
         """Rebuild a game from its whole log."""
         if not events:
-            raise MalformedAction(Msg('an empty log holds no game'))
+            raise MalformedAction(Msg("an empty log holds no game"))
         state = self._created(events[0])
         for event in events[1:]:
             state = self.fold(state, event)
@@ -275,13 +300,13 @@ class Engine(Generic[S]):
     def _step(self, state: S, event: Event, bound: dict[str, Any] | None = None) -> S:
         """Return the state after one event; raise RulesError, leaving the input untouched, if it does not apply."""
         if event.kind == "create_game":
-            raise IllegalAction(Msg('the game already exists'))
+            raise IllegalAction(Msg("the game already exists"))
         fn = self.rules.handlers.get(event.kind)
         if fn is None:
-            raise MalformedAction(Msg('unknown action {kind!r}', kind=event.kind))
+            raise MalformedAction(Msg("unknown action {kind!r}", kind=event.kind))
         ended = state.over
         if ended is not None and event.kind not in self.rules.after_end:
-            raise GameOver(Msg('the game is over: {value}', value=ended))
+            raise GameOver(Msg("the game is over: {value}", value=ended))
         role = Role.from_str(event.by)
         # Handlers check before they change anything, but working on a copy makes a half-applied
         # action impossible even if one of them is wrong.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 
 class RulesError(Exception):
@@ -93,7 +93,7 @@ class Msg(str):
         obj.params = params
         return obj
 
-    def localize(self, translate: "Callable[[str], str]", lang: str | None) -> str:
+    def localize(self, translate: Callable[[str], str], lang: str | None) -> str:
         """Return the message translated by `translate` (a gettext), with its values translated too."""
         values = {k: _local(v, translate, lang) for k, v in self.params.items()}
         try:
@@ -103,7 +103,7 @@ class Msg(str):
             return self.template.format(**values)
 
 
-def join_msgs(items: "Sequence[str]", sep: str = "; ") -> Msg:
+def join_msgs(items: Sequence[str], sep: str = "; ") -> Msg:
     """Join several messages into one that still translates item by item."""
     return Msg("{items}", items=_Joined(sep, list(items)))
 
@@ -123,7 +123,7 @@ def _english(value: object) -> object:
     return value
 
 
-def _local(value: object, translate: "Callable[[str], str]", lang: str | None) -> object:
+def _local(value: object, translate: Callable[[str], str], lang: str | None) -> object:
     if isinstance(value, Msg):
         return value.localize(translate, lang)
     if isinstance(value, Name):
@@ -136,7 +136,7 @@ def _local(value: object, translate: "Callable[[str], str]", lang: str | None) -
     return value
 
 
-def localize(message: str, translate: "Callable[[str], str]", lang: str | None) -> str:
+def localize(message: str, translate: Callable[[str], str], lang: str | None) -> str:
     """Translate any message of the core: a Msg with its values, else the plain text as it is."""
     if isinstance(message, Msg):
         return message.localize(translate, lang)

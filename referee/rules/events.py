@@ -6,8 +6,9 @@ import dataclasses
 import math
 import types
 import typing
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence, TypeVar, Union
+from typing import Any, TypeVar, Union
 
 from .errors import MalformedAction, Msg
 from .grid import Square
@@ -37,7 +38,7 @@ class Event:
 
 @dataclass(frozen=True)
 class Role:
-    """Who acts or looks: the referee, a team base, a pilot (by order id), a Battleship player, the public, or the clock."""
+    """Who acts or looks: the referee, a team, a pilot (by order id), a Battleship player, the public, the clock."""
 
     kind: str
     subject: str = ""
@@ -48,10 +49,10 @@ class Role:
     def from_str(cls, text: str) -> Role:
         """Parse a role written like "referee", "team:A", "pilot:1A3", "player:A" or "public"."""
         if not isinstance(text, str):
-            raise MalformedAction(Msg('a role is written like team:A, not {text!r}', text=text))
+            raise MalformedAction(Msg("a role is written like team:A, not {text!r}", text=text))
         kind, _, subject = text.partition(":")
         if kind not in cls.KINDS or (kind in ("team", "pilot", "player")) != bool(subject):
-            raise MalformedAction(Msg('unknown role {text!r}: use referee, team:A, pilot:ORDER or public', text=text))
+            raise MalformedAction(Msg("unknown role {text!r}: use referee, team:A, pilot:ORDER or public", text=text))
         return cls(kind, subject)
 
     def to_str(self) -> str:
@@ -81,7 +82,13 @@ class Throw:
     def from_dict(cls, data: object, sides: tuple[str, str]) -> Throw:
         """Parse a throw given as {"winner": side|"tie"} or {"hands": [first, second]}."""
         if not isinstance(data, Mapping):
-            raise MalformedAction(Msg('a throw is {{"winner": {sides!r}}} or {{"hands": ["rock", "paper"]}}, not {data!r}', sides=sides[0], data=data))
+            raise MalformedAction(
+                Msg(
+                    'a throw is {{"winner": {sides!r}}} or {{"hands": ["rock", "paper"]}}, not {data!r}',
+                    sides=sides[0],
+                    data=data,
+                )
+            )
         if "hands" in data:
             hands = data["hands"]
             if (
@@ -89,16 +96,29 @@ class Throw:
                 or len(hands) != 2
                 or not all(isinstance(h, str) and h.lower() in HANDS for h in hands)
             ):
-                raise MalformedAction(Msg('hands are two of rock, paper, scissors ({sides} first), not {hands!r}', sides=sides[0], hands=hands))
+                raise MalformedAction(
+                    Msg(
+                        "hands are two of rock, paper, scissors ({sides} first), not {hands!r}",
+                        sides=sides[0],
+                        hands=hands,
+                    )
+                )
             first, second = hands[0].lower(), hands[1].lower()
             if first == second:
                 return cls(None, (first, second))
             return cls(sides[0] if _BEATS[first] == second else sides[1], (first, second))
         winner = data.get("winner")
-        if winner == "tie" or winner is None and "winner" in data:
+        if winner == "tie" or (winner is None and "winner" in data):
             return cls(None)
         if winner not in sides:
-            raise MalformedAction(Msg("a throw's winner is {sides!r}, {sides2!r} or 'tie', not {winner!r}", sides=sides[0], sides2=sides[1], winner=winner))
+            raise MalformedAction(
+                Msg(
+                    "a throw's winner is {sides!r}, {sides2!r} or 'tie', not {winner!r}",
+                    sides=sides[0],
+                    sides2=sides[1],
+                    winner=winner,
+                )
+            )
         return cls(str(winner))
 
     def to_dict(self) -> JSON:
@@ -113,9 +133,9 @@ def parse_throws(data: object, sides: tuple[str, str]) -> list[Throw]:
     if data is None:
         return []
     if not isinstance(data, list):
-        raise MalformedAction(Msg('throws are a list, one entry per throw'))
+        raise MalformedAction(Msg("throws are a list, one entry per throw"))
     if len(data) > 50:
-        raise MalformedAction(Msg('more than 50 throws in one duel: enter the decisive throws'))
+        raise MalformedAction(Msg("more than 50 throws in one duel: enter the decisive throws"))
     return [Throw.from_dict(item, sides) for item in data]
 
 
@@ -128,7 +148,9 @@ def encode(value: Any) -> Any:
     if isinstance(value, Square):
         return [value.col, value.row]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value) if f.metadata.get("encode", True)}
+        return {
+            f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value) if f.metadata.get("encode", True)
+        }
     if isinstance(value, Mapping):
         return {str(k): encode(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -162,7 +184,7 @@ def decode(kind: Any, data: Any) -> Any:
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
             return tuple(decode(args[0], v) for v in data)
-        return tuple(decode(a, v) for a, v in zip(args, data))
+        return tuple(decode(a, v) for a, v in zip(args, data, strict=True))
     if origin in (set, frozenset):
         return origin(decode(args[0], v) for v in data)
     return data
@@ -182,7 +204,7 @@ S = TypeVar("S")
 def replay_log(events: Sequence[Event], created: Callable[[Event], S], fold: Callable[[S, Event], S]) -> S:
     """Rebuild a game from its whole log: its create_game event, then every later one folded in."""
     if not events:
-        raise MalformedAction(Msg('an empty log holds no game'))
+        raise MalformedAction(Msg("an empty log holds no game"))
     state = created(events[0])
     for event in events[1:]:
         state = fold(state, event)

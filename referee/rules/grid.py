@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 from .errors import MalformedAction, Msg
 
@@ -48,7 +48,7 @@ class Grid:
 
     def __post_init__(self) -> None:
         if not 1 <= self.size <= 26:
-            raise MalformedAction(Msg('a sea is 1 to 26 squares wide, not {size}', size=self.size))
+            raise MalformedAction(Msg("a sea is 1 to 26 squares wide, not {size}", size=self.size))
         if self.letters not in ("columns", "rows"):
             raise MalformedAction(Msg('letters label "columns" or "rows", not {letters!r}', letters=self.letters))
 
@@ -65,15 +65,17 @@ class Grid:
     def parse_square(self, text: object) -> Square:
         """Parse a square written like "B6"; refuse anything off this grid."""
         if not isinstance(text, str):
-            raise MalformedAction(Msg('a square is written like B6, not {text!r}', text=text))
+            raise MalformedAction(Msg("a square is written like B6, not {text!r}", text=text))
         match = _SQUARE_RE.match(text)
         if not match:
-            raise MalformedAction(Msg('a square is written like B6, not {text!r}', text=text))
+            raise MalformedAction(Msg("a square is written like B6, not {text!r}", text=text))
         letter = LETTERS.index(match.group(1).upper())
         number = int(match.group(2)) - 1
         square = Square(letter, number) if self.letters == "columns" else Square(number, letter)
         if not self.contains(square):
-            raise MalformedAction(Msg('{upper} is off the {size}×{size} sea', upper=text.strip().upper(), size=self.size))
+            raise MalformedAction(
+                Msg("{upper} is off the {size}×{size} sea", upper=text.strip().upper(), size=self.size)
+            )
         return square
 
     def square_name(self, square: Square) -> str:
@@ -119,25 +121,23 @@ class Shape:
     def from_text(cls, text: str) -> Shape:
         """Parse a shape drawn with "X" for ship and "." for water, rows split by "/"."""
         if not isinstance(text, str) or not text.strip():
-            raise MalformedAction(Msg('a shape is drawn like XXXX/.X.. with X for ship and . for water'))
+            raise MalformedAction(Msg("a shape is drawn like XXXX/.X.. with X for ship and . for water"))
         cells: set[tuple[int, int]] = set()
         for r, line in enumerate(text.strip().split("/")):
             for c, ch in enumerate(line.strip()):
                 if ch in "Xx#":
                     cells.add((c, r))
                 elif ch not in ".":
-                    raise MalformedAction(Msg('a shape uses X and . only, not {ch!r} in {text!r}', ch=ch, text=text))
+                    raise MalformedAction(Msg("a shape uses X and . only, not {ch!r} in {text!r}", ch=ch, text=text))
         if not cells:
-            raise MalformedAction(Msg('the shape {text!r} has no X', text=text))
+            raise MalformedAction(Msg("the shape {text!r} has no X", text=text))
         return cls(_normalise(cells))
 
     def to_text(self) -> str:
         """Draw this shape as text, rows split by "/"."""
         width = max(c for c, _ in self.cells) + 1
         height = max(r for _, r in self.cells) + 1
-        return "/".join(
-            "".join("X" if (c, r) in self.cells else "." for c in range(width)) for r in range(height)
-        )
+        return "/".join("".join("X" if (c, r) in self.cells else "." for c in range(width)) for r in range(height))
 
     @property
     def size(self) -> int:

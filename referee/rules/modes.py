@@ -25,10 +25,21 @@ class GameMode(Protocol):
     def read_ruleset(self, data: Mapping[str, Any], source: str = "<ruleset>") -> Any:
         """Build this mode's ruleset from parsed ruleset data; raise RulesetError with every problem."""
 
-    def create(self, action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None) -> tuple[Any, list[Event]]:
+    def create(
+        self, action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None
+    ) -> tuple[Any, list[Event]]:
         """Start a game from a create_game action; return the state and its first event."""
 
-    def apply(self, state: Any, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None, seed: int | None = None) -> tuple[Any, list[Event]]:
+    def apply(
+        self,
+        state: Any,
+        action: Mapping[str, Any],
+        *,
+        at: float,
+        by: str,
+        version: int | None = None,
+        seed: int | None = None,
+    ) -> tuple[Any, list[Event]]:
         """Check an action by a role at a time; return the new state and the events it adds."""
 
     def fold(self, state: Any, event: Event) -> Any:
@@ -72,5 +83,5 @@ def register(mode: GameMode) -> GameMode:
 def find_mode(name: object) -> GameMode:
     """Return the registered mode of a name; refuse an unknown one."""
     if not isinstance(name, str) or name not in MODES:
-        raise MalformedAction(Msg('unknown game mode {name!r} (known: {known})', name=name, known=", ".join(MODES)))
+        raise MalformedAction(Msg("unknown game mode {name!r} (known: {known})", name=name, known=", ".join(MODES)))
     return MODES[name]

@@ -185,7 +185,7 @@ class _Sea:
             stride *= c + 1
         self.radix = [c + 1 for c in counts]
         self.states = stride
-        self.full = sum(s * c for s, c in zip(self.strides, counts))
+        self.full = sum(s * c for s, c in zip(self.strides, counts, strict=True))
 
         # The image board: the ships themselves, or grown by a 2×2 block when they may not touch.
         img_size = n if touching else n + 1
@@ -217,7 +217,9 @@ class _Sea:
         # Per kind, for `reach`: the distinct offsets of its squares in any orientation; per
         # orientation its legal top-left corners and which offsets it uses; per offset, which
         # orientations use it. Shared offsets are shifted once.
-        self.fits: list[tuple[tuple[int, ...], list[tuple[int, tuple[int, ...]]], list[tuple[int, tuple[int, ...]]]]] = []
+        self.fits: list[
+            tuple[tuple[int, ...], list[tuple[int, tuple[int, ...]]], list[tuple[int, tuple[int, ...]]]]
+        ] = []
         anchors: list[list[tuple[int, int, int, int]]] = [[] for _ in range(end)]
         self.img_area: list[int] = []
         # Per kind and colouring: every count of coloured image squares one of its spots can have.
@@ -310,7 +312,7 @@ class _Sea:
 
     def remaining(self, cnt: int) -> list[int]:
         """Decode a count code into ships left per kind."""
-        return [(cnt // s) % r for s, r in zip(self.strides, self.radix)]
+        return [(cnt // s) % r for s, r in zip(self.strides, self.radix, strict=True)]
 
     def left(self, cnt: int) -> tuple[bool, ...]:
         """Tell per kind whether a count code has a ship of it left."""
@@ -319,7 +321,9 @@ class _Sea:
             got = self.lefts[cnt] = tuple(c > 0 for c in self.remaining(cnt))
         return got
 
-    def need(self, cnt: int, budget: Budget | None = None) -> tuple[int, int, tuple[tuple[int, bool], ...], tuple[int, ...]]:
+    def need(
+        self, cnt: int, budget: Budget | None = None
+    ) -> tuple[int, int, tuple[tuple[int, bool], ...], tuple[int, ...]]:
         """Return (squares, image squares, kinds left, reachable coloured sums) for a count code.
 
         The sums are bitsets: bit s is set when the remaining ships can cover exactly s coloured
@@ -331,8 +335,8 @@ class _Sea:
             if budget is not None:
                 # The subset sums below shift once per colouring, ship left and tally: charged in proportion.
                 budget.spend(1 + sum(c * len(self.tallies[k][0]) for k, c in enumerate(left)) // _NEED_SHIFTS)
-            area = sum(c * s for c, s in zip(left, self.sizes))
-            img = sum(c * a for c, a in zip(left, self.img_area))
+            area = sum(c * s for c, s in zip(left, self.sizes, strict=True))
+            img = sum(c * a for c, a in zip(left, self.img_area, strict=True))
             sums: list[int] = []
             for j in range(len(self.colourings)):
                 reachable = 1
@@ -501,9 +505,8 @@ class _Sea:
             if free.bit_count() < area or self.shortfall(free << i, need) is not None:
                 break
             for k, mask, block, _ in anchors[i]:
-                if left[k] and not mask & win:
-                    if self.can(i + 1, (win | block) >> 1, cnt - strides[k], budget):
-                        return True
+                if left[k] and not mask & win and self.can(i + 1, (win | block) >> 1, cnt - strides[k], budget):
+                    return True
             i += 1
             win >>= 1
         self.bury(chain, cnt)
@@ -630,7 +633,9 @@ class _Sea:
                     i, win, cnt = at + 1, (at_win | block) >> 1, at_cnt - strides[k]
                 break
 
-    def reject(self, ships: Sequence[tuple[list[tuple[int, int]], int, int]], rng: random.Random, max_draws: int | None) -> list[int] | None:
+    def reject(
+        self, ships: Sequence[tuple[list[tuple[int, int]], int, int]], rng: random.Random, max_draws: int | None
+    ) -> list[int] | None:
         """Draw every ship uniformly from its spots until none clash; None if `max_draws` runs out."""
         bits = rng.getrandbits
         draws = 0
@@ -669,7 +674,9 @@ def _compile(n: int, kinds: tuple[tuple[Cells, ...], ...], counts: tuple[int, ..
 class _Fleet:
     """A fleet sorted into kinds of identical ships, with the compiled sea and fixed ships."""
 
-    def __init__(self, grid: Grid, shapes: Sequence[Shape], touching: bool, mirror: bool, fixed: Sequence[frozenset[Square]]):
+    def __init__(
+        self, grid: Grid, shapes: Sequence[Shape], touching: bool, mirror: bool, fixed: Sequence[frozenset[Square]]
+    ):
         n = grid.size
         by_kind: dict[frozenset[Cells], list[int]] = {}
         orients: dict[frozenset[Cells], tuple[Cells, ...]] = {}
@@ -789,7 +796,7 @@ class _Fleet:
                     high=high,
                 )
             return Msg(
-                "ships may not touch, so no two share a 2×2 block: the fleet needs at least {least} blocks, {where} has {high}",
+                "ships may not touch, so no two share a 2×2 block: the fleet needs at least {least} blocks, {where} has {high}",  # noqa: E501 - a translated message is one literal
                 least=least,
                 where=where,
                 high=high,
@@ -811,7 +818,7 @@ class _Fleet:
             )
         if most < low:
             return Msg(
-                "{marking}, the fleet covers at most {most} marked squares, but on {where} it must cover at least {low}",
+                "{marking}, the fleet covers at most {most} marked squares, but on {where} it must cover at least {low}",  # noqa: E501 - a translated message is one literal
                 marking=marking,
                 most=most,
                 where=where,
@@ -819,7 +826,7 @@ class _Fleet:
             )
         if low == high:
             return Msg(
-                "{marking}, the fleet must cover exactly {low} marked squares on {where}, and no mix of its ships' spots does",
+                "{marking}, the fleet must cover exactly {low} marked squares on {where}, and no mix of its ships' spots does",  # noqa: E501 - a translated message is one literal
                 marking=marking,
                 low=low,
                 where=where,
@@ -921,8 +928,8 @@ class _Fleet:
             for masks in by_kind:
                 # Identical ships are one kind to the table: a shuffle gives each fleet position an equal share.
                 rng.shuffle(masks)
-        for members, masks in zip(self.members, by_kind):
-            for index, mask in zip(members, masks):
+        for members, masks in zip(self.members, by_kind, strict=True):
+            for index, mask in zip(members, masks, strict=True):
                 result[index] = frozenset(self._squares(mask))
         return result
 

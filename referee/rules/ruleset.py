@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 import reprlib
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import MalformedAction, RulesetError
-from .modes import MODES
 from .grid import Grid, Shape
+from .modes import MODES
 from .placement import UNDECIDED, Budget
 from .sea import SeaRules, ShipKind, fleet_fit_reason, fleet_kinds
 
@@ -30,9 +32,22 @@ LIMITS_PATH = _config_dir() / "ruleset_limits.toml"
 # The entries of the limits file the readers look up: a file lacking one is refused when read.
 FILE_LIMITS = ("characters", "nesting", "text", "languages")
 BOUNDS = (
-    "teams.min_players", "teams.max_players", "sea_sizes", "sea_sizes[].players", "sea_sizes[].size", "sea.size",
-    "ships", "ships.*.shape", "ships.*.fighters", "ships.*.bombers", "fleet.*", "fleet", "corridors.names",
-    "corridors.limit", "rounds.seconds", "rounds.limit",
+    "teams.min_players",
+    "teams.max_players",
+    "sea_sizes",
+    "sea_sizes[].players",
+    "sea_sizes[].size",
+    "sea.size",
+    "ships",
+    "ships.*.shape",
+    "ships.*.fighters",
+    "ships.*.bombers",
+    "fleet.*",
+    "fleet",
+    "corridors.names",
+    "corridors.limit",
+    "rounds.seconds",
+    "rounds.limit",
 )
 
 
@@ -146,7 +161,12 @@ class Problems:
         return value
 
     def integer(
-        self, data: Mapping[str, Any], key: str, default: int | None = None, minimum: int = 0, maximum: int | None = None
+        self,
+        data: Mapping[str, Any],
+        key: str,
+        default: int | None = None,
+        minimum: int = 0,
+        maximum: int | None = None,
     ) -> int:
         """Return an integer from `minimum` to `maximum`, recording a problem otherwise."""
         value = data.get(key.rsplit(".", 1)[-1], default)
@@ -210,7 +230,9 @@ class Problems:
     def names(self, data: Mapping[str, Any], key: str) -> dict[str, str]:
         """Return a table of translations {language: name}."""
         value = data.get(key.rsplit(".", 1)[-1], {})
-        if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        if not isinstance(value, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
             self.add(key, "must be a table of language = name")
             return {}
         most = self.limits.most("languages")
@@ -291,8 +313,12 @@ class AirRaidRuleset:
         fleet = self.sea_sizes[0].fleet
         return (
             f"{self.name} ({self.id}): {len(self.sea.kinds)} ship kinds, seas "
-            + ", ".join(f"{r.size}×{r.size} for {r.min_players}–{r.max_players} players ({len(r.fleet)} ships)" for r in self.sea_sizes)
-            + f"; corridors {', '.join(self.corridors)} (limit {self.corridor_limit}); rounds {self.round_seconds // 60}:{self.round_seconds % 60:02d}"
+            + ", ".join(
+                f"{r.size}×{r.size} for {r.min_players}–{r.max_players} players ({len(r.fleet)} ships)"
+                for r in self.sea_sizes
+            )
+            + f"; corridors {', '.join(self.corridors)} (limit {self.corridor_limit})"
+            + f"; rounds {self.round_seconds // 60}:{self.round_seconds % 60:02d}"
             + (f", at most {self.round_limit}" if self.round_limit else "")
             + f"; fleet of {len(fleet)} at the smallest sea"
         )
@@ -365,7 +391,7 @@ def parse_fleet(value: Any, key: str, kinds: Mapping[str, ShipKind], p: Problems
         return ()
     fleet: dict[str, int] = {}
     before = len(p.items)
-    for kind_id, count in value.items():
+    for kind_id in value:
         if kind_id not in kinds:
             known = ", ".join(kinds) if len(kinds) <= p.limits.bounds["ships"][1] else "see [ships]"
             p.add(f"{key}.{key_text(kind_id)}", f"no ship kind {brief(kind_id)} (kinds: {known})")
@@ -447,9 +473,12 @@ def airraid_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> Air
         if fleet and sea_ok and len(p.items) == before:
             check_fit(size, sea, fleet, key, "its fleet", p)
         sizes.append(SeaSize(players[0], players[1], size, fleet))
-    for a, b in zip(sizes, sizes[1:]):
+    for a, b in itertools.pairwise(sizes):
         if b.min_players <= a.max_players:
-            p.add("sea_sizes", f"rows for {a.min_players}–{a.max_players} and {b.min_players}–{b.max_players} players overlap")
+            p.add(
+                "sea_sizes",
+                f"rows for {a.min_players}–{a.max_players} and {b.min_players}–{b.max_players} players overlap",
+            )
 
     corridors_t = p.table(data, "corridors")
     corridors = corridors_t.get("names", [])

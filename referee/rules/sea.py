@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
 
 from .errors import MalformedAction, Msg, Name
 from .grid import LETTERS, Grid, Shape, Square
@@ -64,19 +64,19 @@ class Ship:
     def from_dict(cls, data: object, grid: Grid) -> Ship:
         """Parse a ship from JSON-able data; refuse anything malformed."""
         if not isinstance(data, dict):
-            raise MalformedAction(Msg('a ship is an object with kind and squares'))
+            raise MalformedAction(Msg("a ship is an object with kind and squares"))
         kind = data.get("kind")
         squares = data.get("squares")
         ship_id = data.get("id", "")
         if not isinstance(kind, str) or not kind:
-            raise MalformedAction(Msg('a ship needs its kind'))
+            raise MalformedAction(Msg("a ship needs its kind"))
         if len(kind) > 40:
             raise MalformedAction(Msg("a ship's kind is at most 40 characters"))
         if not isinstance(squares, list) or not squares:
-            raise MalformedAction(Msg('the {kind} needs a list of squares', kind=kind))
+            raise MalformedAction(Msg("the {kind} needs a list of squares", kind=kind))
         if len(squares) > grid.size * grid.size:
             # Checked before any square is read: no ship is larger than its sea.
-            raise MalformedAction(Msg('the {kind} has more squares than the sea', kind=kind))
+            raise MalformedAction(Msg("the {kind} has more squares than the sea", kind=kind))
         if not isinstance(ship_id, str) or len(ship_id) > 4:
             raise MalformedAction(Msg("a ship's id is a letter"))
         return cls(ship_id, kind, frozenset(grid.parse_square(s) for s in squares))
@@ -92,7 +92,11 @@ class SeaProblem:
 
     def to_dict(self, grid: Grid) -> dict[str, object]:
         """Return the problem as JSON-able data."""
-        return {"message": self.message, "ships": list(self.ships), "squares": [grid.square_name(s) for s in sorted(self.squares)]}
+        return {
+            "message": self.message,
+            "ships": list(self.ships),
+            "squares": [grid.square_name(s) for s in sorted(self.squares)],
+        }
 
 
 def fleet_kinds(fleet: Mapping[str, int] | Sequence[str]) -> list[str]:
@@ -125,7 +129,7 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
     labels = ship_labels(rules, ships)
     ids = [s.id for s in ships]
     for dup in sorted({i for i in ids if ids.count(i) > 1}):
-        problems.append(SeaProblem(Msg('two ships share the letter {dup}', dup=dup), (dup,)))
+        problems.append(SeaProblem(Msg("two ships share the letter {dup}", dup=dup), (dup,)))
     # The fleet count comes first: a referee fixing a sea wants to know what is missing.
     wanted: dict[str, int] = {}
     for kind_name in fleet:
@@ -137,11 +141,21 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
         kind = rules.kinds.get(kind_id)
         name = Name(kind.name, dict(kind.names)) if kind else Name(kind_id)
         if kind is None:
-            problems.append(SeaProblem(Msg('{kind_id} is not a ship kind of this ruleset', kind_id=kind_id), tuple(s.id for s in ships if s.kind == kind_id)))
+            problems.append(
+                SeaProblem(
+                    Msg("{kind_id} is not a ship kind of this ruleset", kind_id=kind_id),
+                    tuple(s.id for s in ships if s.kind == kind_id),
+                )
+            )
         elif have.get(kind_id, 0) != wanted.get(kind_id, 0):
             problems.append(
                 SeaProblem(
-                    Msg('{kind}: the fleet has {wanted}, this sea has {have}', kind=name, wanted=wanted.get(kind_id, 0), have=have.get(kind_id, 0)),
+                    Msg(
+                        "{kind}: the fleet has {wanted}, this sea has {have}",
+                        kind=name,
+                        wanted=wanted.get(kind_id, 0),
+                        have=have.get(kind_id, 0),
+                    ),
                     tuple(s.id for s in ships if s.kind == kind_id),
                 )
             )
@@ -149,7 +163,11 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
         label = labels[ship.id]
         off = frozenset(s for s in ship.squares if not grid.contains(s))
         if off:
-            problems.append(SeaProblem(Msg('{label} lies off the sea at {names}', label=label, names=grid.names(off)), (ship.id,), off))
+            problems.append(
+                SeaProblem(
+                    Msg("{label} lies off the sea at {names}", label=label, names=grid.names(off)), (ship.id,), off
+                )
+            )
             continue
         ship_kind = rules.kinds.get(ship.kind)
         if ship_kind is None:
@@ -158,7 +176,13 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
             how = Msg("turned or mirrored") if rules.mirror else Msg("turned")
             problems.append(
                 SeaProblem(
-                    Msg('{label} at {names} is not the shape {to_text} ({how})', label=label, names=grid.names(ship.squares), to_text=ship_kind.shape.to_text(), how=how),
+                    Msg(
+                        "{label} at {names} is not the shape {to_text} ({how})",
+                        label=label,
+                        names=grid.names(ship.squares),
+                        to_text=ship_kind.shape.to_text(),
+                        how=how,
+                    ),
                     (ship.id,),
                     ship.squares,
                 )
@@ -168,7 +192,16 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
             both = first.squares & second.squares
             if both:
                 problems.append(
-                    SeaProblem(Msg('{labels} overlaps {labels2} at {names}', labels=labels[first.id], labels2=labels[second.id], names=grid.names(both)), (first.id, second.id), both)
+                    SeaProblem(
+                        Msg(
+                            "{labels} overlaps {labels2} at {names}",
+                            labels=labels[first.id],
+                            labels2=labels[second.id],
+                            names=grid.names(both),
+                        ),
+                        (first.id, second.id),
+                        both,
+                    )
                 )
                 continue
             if rules.touching:
@@ -182,7 +215,18 @@ def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequen
             if pairs:
                 where = ", ".join(f"{grid.square_name(a)}/{grid.square_name(b)}" for a, b in pairs)
                 touched = frozenset(s for pair in pairs for s in pair)
-                problems.append(SeaProblem(Msg('{labels} touches {labels2} at {where}', labels=labels[first.id], labels2=labels[second.id], where=where), (first.id, second.id), touched))
+                problems.append(
+                    SeaProblem(
+                        Msg(
+                            "{labels} touches {labels2} at {where}",
+                            labels=labels[first.id],
+                            labels2=labels[second.id],
+                            where=where,
+                        ),
+                        (first.id, second.id),
+                        touched,
+                    )
+                )
     return problems
 
 
@@ -190,11 +234,18 @@ def parse_sea_text(text: str, letters: str = "columns") -> tuple[Grid, dict[str,
     """Parse a sea written one row per line, "." for water and a letter per ship."""
     rows = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if not rows:
-        raise MalformedAction(Msg('the sea is empty: write one line per row, . for water and a letter per ship'))
+        raise MalformedAction(Msg("the sea is empty: write one line per row, . for water and a letter per ship"))
     size = len(rows)
     for number, row in enumerate(rows, 1):
         if len(row) != size:
-            raise MalformedAction(Msg('row {number} has {len} squares; a {size}-row sea needs {size} in every row', number=number, len=len(row), size=size))
+            raise MalformedAction(
+                Msg(
+                    "row {number} has {len} squares; a {size}-row sea needs {size} in every row",
+                    number=number,
+                    len=len(row),
+                    size=size,
+                )
+            )
     grid = Grid(size, letters)
     ships: dict[str, set[Square]] = {}
     for r, row in enumerate(rows):
@@ -202,7 +253,13 @@ def parse_sea_text(text: str, letters: str = "columns") -> tuple[Grid, dict[str,
             if ch == ".":
                 continue
             if not ch.isalpha():
-                raise MalformedAction(Msg('{square_name} holds {ch!r}: use . for water and letters for ships', square_name=grid.square_name(Square(c, r)), ch=ch))
+                raise MalformedAction(
+                    Msg(
+                        "{square_name} holds {ch!r}: use . for water and letters for ships",
+                        square_name=grid.square_name(Square(c, r)),
+                        ch=ch,
+                    )
+                )
             ships.setdefault(ch.upper(), set()).add(Square(c, r))
     return grid, {k: frozenset(v) for k, v in sorted(ships.items())}
 
@@ -223,7 +280,9 @@ def ships_from_text(
     grid, lettered = parse_sea_text(text, rules.letters)
     problems: list[SeaProblem] = []
     if size is not None and size != grid.size:
-        problems.append(SeaProblem(Msg('the sea is {size}×{size}, the game asks for {size2}×{size2}', size=grid.size, size2=size)))
+        problems.append(
+            SeaProblem(Msg("the sea is {size}×{size}, the game asks for {size2}×{size2}", size=grid.size, size2=size))
+        )
     # Kinds whose shapes are the same under turning are interchangeable, so a letter only has to
     # match a class of kinds; the class's kinds are then handed out in fleet order.
     classes: list[tuple[frozenset[frozenset[tuple[int, int]]], list[str]]] = []
@@ -246,7 +305,13 @@ def ships_from_text(
                 break
         if match is None:
             problems.append(
-                SeaProblem(Msg('ship {letter} at {names} has no shape of this fleet', letter=letter, names=grid.names(squares)), (letter,), squares)
+                SeaProblem(
+                    Msg(
+                        "ship {letter} at {names} has no shape of this fleet", letter=letter, names=grid.names(squares)
+                    ),
+                    (letter,),
+                    squares,
+                )
             )
             continue
         ships.append(Ship(letter, match.pop(0), squares))
@@ -254,7 +319,9 @@ def ships_from_text(
     for kind_id in dict.fromkeys(missing):
         count = missing.count(kind_id)
         kind = rules.kinds[kind_id]
-        problems.append(SeaProblem(Msg('{kind}: the sea lacks {count}', kind=Name(kind.name, dict(kind.names)), count=count)))
+        problems.append(
+            SeaProblem(Msg("{kind}: the sea lacks {count}", kind=Name(kind.name, dict(kind.names)), count=count))
+        )
     problems.extend(p for p in check_fleet(grid, rules, [s.kind for s in ships], ships))
     return grid, ships, problems
 
@@ -279,7 +346,7 @@ def random_sea(
         raise Impossible(f"a sea text letters at most {len(LETTERS)} ships, the fleet has {len(fleet)}")
     shapes = [rules.kinds[k].shape for k in fleet]
     placed = random_fleet(grid, shapes, touching=rules.touching, mirror=rules.mirror, rng=rng, budget=budget)
-    return [Ship(LETTERS[i], kind, squares) for i, (kind, squares) in enumerate(zip(fleet, placed))]
+    return [Ship(LETTERS[i], kind, squares) for i, (kind, squares) in enumerate(zip(fleet, placed, strict=True))]
 
 
 def fleet_fit_reason(size: int, rules: SeaRules, fleet: Sequence[str], budget: Budget | None = None) -> str | None:

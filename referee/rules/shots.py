@@ -7,8 +7,9 @@ holding only what the ruleset lets the defender reveal; the computer opponent
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from .grid import Grid, Square
 

@@ -129,8 +129,12 @@ def issue_token(
         with engine.begin() as conn:
             new = conn.execute(
                 insert(tokens_t).values(
-                    game_id=game_id, role=str(kind), subject=subject, token_hash=hash_token(raw),
-                    label=label, created_at=time.time(),
+                    game_id=game_id,
+                    role=str(kind),
+                    subject=subject,
+                    token_hash=hash_token(raw),
+                    label=label,
+                    created_at=time.time(),
                 )
             ).inserted_primary_key
             assert new is not None
@@ -139,7 +143,9 @@ def issue_token(
     return retry_busy(run)
 
 
-def find_token(engine: Engine, raw: str, *, max_idle: float | None = None, now: float | None = None) -> TokenInfo | None:
+def find_token(
+    engine: Engine, raw: str, *, max_idle: float | None = None, now: float | None = None
+) -> TokenInfo | None:
     """Return the active token whose hash matches `raw`, or None.
 
     With `max_idle` (seconds), a token unused for longer than that is refused too: a phone or
@@ -185,7 +191,9 @@ class TokenRow:
     revoked_at: float | None
 
 
-def list_tokens(engine: Engine, *, kinds: tuple[TokenKind, ...] = (TokenKind.REFEREE,), revoked: bool = False) -> list[TokenRow]:
+def list_tokens(
+    engine: Engine, *, kinds: tuple[TokenKind, ...] = (TokenKind.REFEREE,), revoked: bool = False
+) -> list[TokenRow]:
     """Return the stored tokens of some kinds, oldest first; revoked ones only if asked."""
     query = select(tokens_t).where(tokens_t.c.role.in_([str(k) for k in kinds])).order_by(tokens_t.c.id)
     if not revoked:
@@ -253,8 +261,12 @@ def reissue_join_token(engine: Engine, game_id: str, team: str, *, label: str = 
             )
             new = conn.execute(
                 insert(tokens_t).values(
-                    game_id=game_id, role=str(TokenKind.TEAM_JOIN), subject=team,
-                    token_hash=hash_token(raw), label=label, created_at=now,
+                    game_id=game_id,
+                    role=str(TokenKind.TEAM_JOIN),
+                    subject=team,
+                    token_hash=hash_token(raw),
+                    label=label,
+                    created_at=now,
                 )
             ).inserted_primary_key
             assert new is not None
@@ -281,22 +293,33 @@ def join_team(engine: Engine, join: TokenInfo, *, name: str = "") -> tuple[str, 
             if join.kind is TokenKind.SEAT_JOIN:
                 _lock_seats(conn, game_id)
                 spent = conn.execute(
-                    update(tokens_t).where(tokens_t.c.id == join.id, tokens_t.c.revoked_at.is_(None)).values(revoked_at=now)
+                    update(tokens_t)
+                    .where(tokens_t.c.id == join.id, tokens_t.c.revoked_at.is_(None))
+                    .values(revoked_at=now)
                 ).rowcount
                 if not spent:
                     raise JoinSpent(join.id)
                 _revoke_seat_joins(conn, game_id, join.subject, now)  # a seat has one phone
             new = conn.execute(
                 insert(tokens_t).values(
-                    game_id=join.game_id, role=str(TokenKind.DEVICE), subject=join.subject,
-                    token_hash=hash_token(raw), label=name, created_at=now, last_seen_at=now,
+                    game_id=join.game_id,
+                    role=str(TokenKind.DEVICE),
+                    subject=join.subject,
+                    token_hash=hash_token(raw),
+                    label=name,
+                    created_at=now,
+                    last_seen_at=now,
                 )
             ).inserted_primary_key
             assert new is not None
             conn.execute(
                 insert(devices_t).values(
-                    id=device_id, game_id=join.game_id, token_id=int(new[0]), name=name,
-                    created_at=now, last_seen_at=now,
+                    id=device_id,
+                    game_id=join.game_id,
+                    token_id=int(new[0]),
+                    name=name,
+                    created_at=now,
+                    last_seen_at=now,
                 )
             )
             conn.execute(update(tokens_t).where(tokens_t.c.id == join.id).values(last_seen_at=now))
@@ -319,8 +342,10 @@ def _revoke_seat_joins(conn: Connection, game_id: str, seat: str | None, now: fl
     conn.execute(
         update(tokens_t)
         .where(
-            tokens_t.c.game_id == game_id, tokens_t.c.role == str(TokenKind.SEAT_JOIN),
-            tokens_t.c.subject == seat, tokens_t.c.revoked_at.is_(None),
+            tokens_t.c.game_id == game_id,
+            tokens_t.c.role == str(TokenKind.SEAT_JOIN),
+            tokens_t.c.subject == seat,
+            tokens_t.c.revoked_at.is_(None),
         )
         .values(revoked_at=now)
     )
@@ -332,8 +357,10 @@ def _seat_devices(conn: Connection, game_id: str, seat: str) -> list[Any]:
             select(devices_t.c.id, devices_t.c.token_id)
             .join(tokens_t, tokens_t.c.id == devices_t.c.token_id)
             .where(
-                tokens_t.c.game_id == game_id, tokens_t.c.role == str(TokenKind.DEVICE),
-                tokens_t.c.subject == seat, tokens_t.c.revoked_at.is_(None),
+                tokens_t.c.game_id == game_id,
+                tokens_t.c.role == str(TokenKind.DEVICE),
+                tokens_t.c.subject == seat,
+                tokens_t.c.revoked_at.is_(None),
             )
         ).all()
     )
@@ -357,8 +384,12 @@ def issue_seat_link(engine: Engine, game_id: str, seat: str, *, raw: str, label:
             _revoke_seat_joins(conn, game_id, seat, now)
             conn.execute(
                 insert(tokens_t).values(
-                    game_id=game_id, role=str(TokenKind.SEAT_JOIN), subject=seat,
-                    token_hash=hash_token(raw), label=label, created_at=now,
+                    game_id=game_id,
+                    role=str(TokenKind.SEAT_JOIN),
+                    subject=seat,
+                    token_hash=hash_token(raw),
+                    label=label,
+                    created_at=now,
                 )
             )
             return True
@@ -375,15 +406,23 @@ def reopen_seat(engine: Engine, game_id: str, seat: str, *, raw: str, label: str
             _lock_seats(conn, game_id)
             rows = _seat_devices(conn, game_id, seat)
             if rows:
-                conn.execute(update(tokens_t).where(tokens_t.c.id.in_([r.token_id for r in rows])).values(revoked_at=now))
                 conn.execute(
-                    update(devices_t).where(devices_t.c.id.in_([r.id for r in rows]), devices_t.c.revoked_at.is_(None)).values(revoked_at=now)
+                    update(tokens_t).where(tokens_t.c.id.in_([r.token_id for r in rows])).values(revoked_at=now)
+                )
+                conn.execute(
+                    update(devices_t)
+                    .where(devices_t.c.id.in_([r.id for r in rows]), devices_t.c.revoked_at.is_(None))
+                    .values(revoked_at=now)
                 )
             _revoke_seat_joins(conn, game_id, seat, now)
             conn.execute(
                 insert(tokens_t).values(
-                    game_id=game_id, role=str(TokenKind.SEAT_JOIN), subject=seat,
-                    token_hash=hash_token(raw), label=label, created_at=now,
+                    game_id=game_id,
+                    role=str(TokenKind.SEAT_JOIN),
+                    subject=seat,
+                    token_hash=hash_token(raw),
+                    label=label,
+                    created_at=now,
                 )
             )
             return [str(r.id) for r in rows]
@@ -423,8 +462,12 @@ def issue_server_referee_token(engine: Engine, *, label: str = "terminal") -> st
             )
             conn.execute(
                 insert(tokens_t).values(
-                    game_id=None, role=str(TokenKind.REFEREE), subject=None,
-                    token_hash=hash_token(raw), label=label, created_at=now,
+                    game_id=None,
+                    role=str(TokenKind.REFEREE),
+                    subject=None,
+                    token_hash=hash_token(raw),
+                    label=label,
+                    created_at=now,
                 )
             )
 
@@ -581,7 +624,9 @@ def is_server_referee() -> bool:
 def current_roles(game_id: str) -> set[Role]:
     """Return the roles this browser's cookies grant in one game."""
     roles: set[Role] = set()
-    if is_server_referee() or _cookie_token(cookie_name(TokenKind.GAME_REFEREE, game_id), TokenKind.GAME_REFEREE, game_id):
+    if is_server_referee() or _cookie_token(
+        cookie_name(TokenKind.GAME_REFEREE, game_id), TokenKind.GAME_REFEREE, game_id
+    ):
         roles |= {Role.REFEREE, Role.PROJECTOR}
     if _cookie_token(cookie_name(TokenKind.PROJECTOR, game_id), TokenKind.PROJECTOR, game_id):
         roles.add(Role.PROJECTOR)
@@ -710,7 +755,9 @@ def show_link_refusal() -> None:
         return
     if refused[0] == 429:
         wait = math.ceil(limiter().retry_in(_client_key())) or 1
-        abort(429, description=_("Too many wrong links from this device. Wait a minute and try again."), retry_after=wait)
+        abort(
+            429, description=_("Too many wrong links from this device. Wait a minute and try again."), retry_after=wait
+        )
     abort(403, description=_("This link is not valid any more. Ask the referee for a new one."))
 
 
@@ -723,9 +770,7 @@ def clear_bad_cookies(response: Response) -> Response:
 
 def init_app(app: Flask) -> None:
     """Install the limiter and the token exchange hooks on an app."""
-    app.extensions["referee.limiter"] = FailureLimiter(
-        limit=int(app.config["TOKEN_FAILURES_PER_MINUTE"]), window=60.0
-    )
+    app.extensions["referee.limiter"] = FailureLimiter(limit=int(app.config["TOKEN_FAILURES_PER_MINUTE"]), window=60.0)
     app.before_request(exchange_url_token)
     app.before_request(show_link_refusal)
     app.after_request(clear_bad_cookies)

@@ -57,7 +57,6 @@ from referee.web.extensions import db, socketio
 from referee.web.games import join_token, load_any_state, qr_svg
 from referee.web.i18n import current_lang, say, say_all
 
-
 log = logging.getLogger(__name__)
 bp = Blueprint("battleship", __name__)
 games_t = cast(Table, Game.__table__)
@@ -167,7 +166,12 @@ def after_action(game_id: str, state: bs.State) -> bs.State:
 
 modes.register(
     modes.WebMode(
-        name=bs.MODE, state_type=bs.State, role_in=role_in, view_of=view_of, push_roles=push_roles, after_action=after_action
+        name=bs.MODE,
+        state_type=bs.State,
+        role_in=role_in,
+        view_of=view_of,
+        push_roles=push_roles,
+        after_action=after_action,
     )
 )
 
@@ -189,7 +193,16 @@ def ruleset_choices() -> list[dict[str, Any]]:
     for rid in RULESETS:
         rs = bs.battleship_from_dict(ruleset_data(rid), rid)
         own = OWN_LANGUAGE[rid]
-        rows.append({"id": rid, "own": rs.name_in(own), "here": rs.name_in(lang), "lang": own, "fleet": len(rs.fleet), "size": rs.size})
+        rows.append(
+            {
+                "id": rid,
+                "own": rs.name_in(own),
+                "here": rs.name_in(lang),
+                "lang": own,
+                "fleet": len(rs.fleet),
+                "size": rs.size,
+            }
+        )
     return rows
 
 
@@ -239,7 +252,12 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
     first = _text(body, "first", bs.COIN)
     if first not in (*bs.PLAYERS, bs.COIN):
         raise MalformedAction("first must be A, B or coin")
-    action: dict[str, Any] = {"type": "create_game", "ruleset": ruleset_data(rid), "players": {"A": me, "B": them}, "first": first}
+    action: dict[str, Any] = {
+        "type": "create_game",
+        "ruleset": ruleset_data(rid),
+        "players": {"A": me, "B": them},
+        "first": first,
+    }
     if opponent == "computer":
         action["computer"] = {"B": level}
     if opponent == "hotseat":
@@ -250,7 +268,10 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
     gid = result.game_id
     devices = {HOTSEAT if opponent == "hotseat" else "A": device_token(gid, HOTSEAT if opponent == "hotseat" else "A")}
     computer_moves(gid, result.state)
-    links: dict[str, Any] = {"play": url_for("battleship.play_page", game_id=gid, _external=True), "watch": url_for("battleship.watch_page", game_id=gid, _external=True)}
+    links: dict[str, Any] = {
+        "play": url_for("battleship.play_page", game_id=gid, _external=True),
+        "watch": url_for("battleship.watch_page", game_id=gid, _external=True),
+    }
     if opponent == "friend":
         links["join"] = {"B": join_link(gid, "B")}  # a new game: seat B is free
     return {"game": gid, "links": links, "devices": devices}
@@ -272,13 +293,17 @@ def _seat_nonce(game_id: str, player: str) -> str | None:
     """Return the nonce of a seat's unspent link, if it has one."""
     with reading(db.engine) as conn:
         label = conn.execute(
-            select(tokens_t.c.label).where(
-                tokens_t.c.game_id == game_id, tokens_t.c.role == str(TokenKind.SEAT_JOIN),
-                tokens_t.c.subject == player, tokens_t.c.revoked_at.is_(None),
-            ).order_by(tokens_t.c.id.desc())
+            select(tokens_t.c.label)
+            .where(
+                tokens_t.c.game_id == game_id,
+                tokens_t.c.role == str(TokenKind.SEAT_JOIN),
+                tokens_t.c.subject == player,
+                tokens_t.c.revoked_at.is_(None),
+            )
+            .order_by(tokens_t.c.id.desc())
         ).scalar()
     if isinstance(label, str) and label.startswith("nonce:"):
-        return label[len("nonce:"):]
+        return label[len("nonce:") :]
     return None
 
 
@@ -297,7 +322,9 @@ def join_link(game_id: str, player: str) -> str | None:
     nonce = _seat_nonce(game_id, player)
     if nonce is None:
         nonce = secrets.token_urlsafe(12)
-        if not issue_seat_link(db.engine, game_id, player, raw=join_token(game_id, player, nonce), label=f"nonce:{nonce}"):
+        if not issue_seat_link(
+            db.engine, game_id, player, raw=join_token(game_id, player, nonce), label=f"nonce:{nonce}"
+        ):
             return None  # a phone took the seat meanwhile
     return _seat_url(game_id, player, nonce)
 
@@ -345,8 +372,10 @@ def rematch(game_id: str, state: bs.State, role: str) -> dict[str, Any]:
         ).scalar()
     if found is None:
         action: dict[str, Any] = {
-            "type": "create_game", "ruleset": state.ruleset_raw,
-            "players": {p: state.players[p].name for p in bs.PLAYERS}, "first": bs.other(state.first),
+            "type": "create_game",
+            "ruleset": state.ruleset_raw,
+            "players": {p: state.players[p].name for p in bs.PLAYERS},
+            "first": bs.other(state.first),
             "per_shot": state.per_shot,
         }
         computer = {p: s.computer for p, s in state.players.items() if s.computer}
@@ -363,7 +392,11 @@ def rematch(game_id: str, state: bs.State, role: str) -> dict[str, Any]:
             for p in bs.PLAYERS:
                 socketio.emit("rematch", {"game": found}, to=live.room_of(game_id, f"player:{p}", lang))
     subject = side if side in (*bs.PLAYERS, HOTSEAT) else role.split(":")[1]
-    return {"game": str(found), "devices": {subject: device_token(str(found), subject)}, "links": {"play": url_for("battleship.play_page", game_id=found, _external=True)}}
+    return {
+        "game": str(found),
+        "devices": {subject: device_token(str(found), subject)},
+        "links": {"play": url_for("battleship.play_page", game_id=found, _external=True)},
+    }
 
 
 # --- Pages -----------------------------------------------------------------------------------
@@ -372,8 +405,18 @@ def rematch(game_id: str, state: bs.State, role: str) -> dict[str, Any]:
 def page(template: str, game_id: str, role: str, state: bs.State, **extra: Any) -> str:
     """Render a Battleship page with its initial view handed to the page's script."""
     view = view_of(state, role, game_id)
-    page_data = {"game": game_id, "role": role, "seq": state.version, "view": view, "api": f"/api/games/{game_id}", "bs_api": f"/api/battleship/games/{game_id}", **extra.pop("data", {})}
-    return render_template(template, game_id=game_id, role=role, view=view, seq=state.version, page_data=page_data, **extra)
+    page_data = {
+        "game": game_id,
+        "role": role,
+        "seq": state.version,
+        "view": view,
+        "api": f"/api/games/{game_id}",
+        "bs_api": f"/api/battleship/games/{game_id}",
+        **extra.pop("data", {}),
+    }
+    return render_template(
+        template, game_id=game_id, role=role, view=view, seq=state.version, page_data=page_data, **extra
+    )
 
 
 @bp.route("/battleship", methods=["GET", "POST"])
@@ -392,7 +435,9 @@ def lobby() -> Any:
     try:
         created = create_game(form)
     except RulesError as exc:
-        return render_template("battleship/lobby.html", rulesets=ruleset_choices(), form=form, error=say(exc.message)), 400
+        return render_template(
+            "battleship/lobby.html", rulesets=ruleset_choices(), form=form, error=say(exc.message)
+        ), 400
     response = redirect(url_for("battleship.play_page", game_id=created["game"]), code=303)
     return with_device_cookies(response, created["game"], created["devices"])
 
@@ -450,7 +495,14 @@ def scoreboard(now: float | None = None) -> list[dict[str, Any]]:
     """Count the evening's finished Battleship games: wins and games per player name."""
     since = (time.time() if now is None else now) - SCORE_HOURS * 3600
     with reading(db.engine) as conn:
-        ids = [r.id for r in conn.execute(select(games_t.c.id).where(games_t.c.mode == bs.MODE, games_t.c.status == "over", games_t.c.created_at >= since))]
+        ids = [
+            r.id
+            for r in conn.execute(
+                select(games_t.c.id).where(
+                    games_t.c.mode == bs.MODE, games_t.c.status == "over", games_t.c.created_at >= since
+                )
+            )
+        ]
     table: dict[str, dict[str, Any]] = {}
     for gid in ids:
         try:
@@ -462,7 +514,9 @@ def scoreboard(now: float | None = None) -> list[dict[str, Any]]:
             continue
         for p, side in state.players.items():
             name = side.name if side.computer is None else f"{side.name} ({side.computer})"
-            row = table.setdefault(name.casefold(), {"name": name, "wins": 0, "games": 0, "computer": side.computer is not None})
+            row = table.setdefault(
+                name.casefold(), {"name": name, "wins": 0, "games": 0, "computer": side.computer is not None}
+            )
             row["games"] += 1
             row["wins"] += int(state.outcome.winner == p)
     return sorted(table.values(), key=lambda r: (-r["wins"], r["games"], r["name"].casefold()))
@@ -521,7 +575,9 @@ def api_sea_random(game_id: str) -> Any:
     _player_of_request(game_id, state, _json())
     grid = state.grid()
     try:
-        ships = battleship_ai.place_fleet(grid, state.ruleset.sea, state.ruleset.fleet, random.Random(secrets.randbits(64)))
+        ships = battleship_ai.place_fleet(
+            grid, state.ruleset.sea, state.ruleset.fleet, random.Random(secrets.randbits(64))
+        )
     except Impossible as exc:
         return jsonify({"error": "impossible", "message": say(exc.message)}), 409
     return jsonify({"ships": [s.to_dict(grid) for s in ships]})
@@ -544,5 +600,7 @@ def api_scores() -> Any:
 
 def init_app(app: Any) -> None:
     """Register the Battleship blueprint and its limit of games per client address."""
-    app.extensions["referee.bs_creations"] = FailureLimiter(limit=int(app.config["BATTLESHIP_GAMES_PER_MINUTE"]), window=60.0)
+    app.extensions["referee.bs_creations"] = FailureLimiter(
+        limit=int(app.config["BATTLESHIP_GAMES_PER_MINUTE"]), window=60.0
+    )
     app.register_blueprint(bp)

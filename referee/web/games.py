@@ -45,7 +45,6 @@ from referee.web.auth import (
 from referee.web.extensions import db
 from referee.web.i18n import current_lang, say, say_all
 
-
 bp = Blueprint("games", __name__)
 devices_t = cast(Table, Device.__table__)
 events_t = cast(Table, EventRow.__table__)
@@ -213,7 +212,11 @@ def ruleset_data_from(text: str | None) -> dict[str, Any]:
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
     """Create a game from the referee's form or JSON; return its id and links."""
     teams = body.get("teams")
-    action: dict[str, Any] = {"type": "create_game", "ruleset": ruleset_data_from(body.get("ruleset_toml")), "teams": teams}
+    action: dict[str, Any] = {
+        "type": "create_game",
+        "ruleset": ruleset_data_from(body.get("ruleset_toml")),
+        "teams": teams,
+    }
     for key in ("sea_size", "round_seconds"):
         if body.get(key) not in (None, ""):
             action[key] = body[key]
@@ -221,7 +224,14 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
     game_id = result.game_id
     issue_token(db.engine, TokenKind.GAME_REFEREE, game_id=game_id, label="creator")
     links = {"join": {t: join_url(game_id, t) for t in airraid.TEAMS}}
-    return {"game": game_id, "links": {"referee": url_for("games.referee_page", game_id=game_id, _external=True), "watch": url_for("games.watch_page", game_id=game_id, _external=True), **links}}
+    return {
+        "game": game_id,
+        "links": {
+            "referee": url_for("games.referee_page", game_id=game_id, _external=True),
+            "watch": url_for("games.watch_page", game_id=game_id, _external=True),
+            **links,
+        },
+    }
 
 
 def join_url(game_id: str, team: str, *, reissue: bool = True) -> str:
@@ -252,13 +262,17 @@ def current_join_nonce(game_id: str, team: str) -> str | None:
     """Return the nonce of a team's active join link, if it has one."""
     with reading(db.engine) as conn:
         label = conn.execute(
-            select(tokens_t.c.label).where(
-                tokens_t.c.game_id == game_id, tokens_t.c.role == str(TokenKind.TEAM_JOIN),
-                tokens_t.c.subject == team, tokens_t.c.revoked_at.is_(None),
-            ).order_by(tokens_t.c.id.desc())
+            select(tokens_t.c.label)
+            .where(
+                tokens_t.c.game_id == game_id,
+                tokens_t.c.role == str(TokenKind.TEAM_JOIN),
+                tokens_t.c.subject == team,
+                tokens_t.c.revoked_at.is_(None),
+            )
+            .order_by(tokens_t.c.id.desc())
         ).scalar()
     if isinstance(label, str) and label.startswith("nonce:"):
-        return label[len("nonce:"):]
+        return label[len("nonce:") :]
     return None
 
 
@@ -286,7 +300,13 @@ def new_game() -> Any:
     teams = []
     for i in (1, 2):
         players = [p.strip() for p in form.get(f"team{i}_players", "").splitlines() if p.strip()]
-        teams.append({"name": form.get(f"team{i}_name", "").strip(), "colour": form.get(f"team{i}_colour", "") or None, "players": players})
+        teams.append(
+            {
+                "name": form.get(f"team{i}_name", "").strip(),
+                "colour": form.get(f"team{i}_colour", "") or None,
+                "players": players,
+            }
+        )
     body: dict[str, Any] = {"teams": teams}
     for key in ("sea_size", "round_seconds"):
         value = form.get(key, "").strip()
@@ -294,7 +314,12 @@ def new_game() -> Any:
             try:
                 body[key] = int(value) if key == "sea_size" else _seconds(value)
             except ValueError:
-                return render_template("games/new.html", form=form, error=_("%(field)s must be a number.", field=key), sea_sizes=sea_sizes()), 400
+                return render_template(
+                    "games/new.html",
+                    form=form,
+                    error=_("%(field)s must be a number.", field=key),
+                    sea_sizes=sea_sizes(),
+                ), 400
     upload = request.files.get("ruleset_file")
     if upload is not None and upload.filename:
         body["ruleset_toml"] = upload.read(100_001).decode("utf-8", errors="replace")
@@ -328,8 +353,17 @@ def page(template: str, game_id: str, role: str, state: airraid.State, **extra: 
     """Render a game page with its initial view handed to the page's script."""
     view = view_of(state, role, game_id)
     slip = extra.pop("slip", None)
-    page_data = {"game": game_id, "role": role, "seq": state.version, "view": view, "slip": slip, "api": f"/api/games/{game_id}"}
-    return render_template(template, game_id=game_id, role=role, view=view, seq=state.version, slip=slip, page_data=page_data, **extra)
+    page_data = {
+        "game": game_id,
+        "role": role,
+        "seq": state.version,
+        "view": view,
+        "slip": slip,
+        "api": f"/api/games/{game_id}",
+    }
+    return render_template(
+        template, game_id=game_id, role=role, view=view, seq=state.version, slip=slip, page_data=page_data, **extra
+    )
 
 
 @bp.get("/g/<game_id>/referee")
@@ -371,7 +405,12 @@ def pilot_page(slip: str) -> Any:
     state = load_state(game_id)
     order = state.order(order_id)
     if order is None:
-        return render_template("error.html", code=410, title=_("Order gone"), message=_("This order was removed or voided; ask your base for a new slip.")), 410
+        return render_template(
+            "error.html",
+            code=410,
+            title=_("Order gone"),
+            message=_("This order was removed or voided; ask your base for a new slip."),
+        ), 410
     return page("games/pilot.html", game_id, f"pilot:{order_id}", state, slip=slip, order=order_id)
 
 
@@ -413,9 +452,17 @@ def slips_of(state: airraid.State, game_id: str, role: str, round_arg: str | Non
         code = make_slip(game_id, order.id)
         rows.append(
             {
-                "order": order.id, "pilot": order.pilot, "team": order.team, "team_name": team.name, "kind": order.kind,
-                "ship": order.ship, "ship_kind": ship.kind if ship else "", "corridor": order.corridor,
-                "position": order.position, "label": order.label(), "round": order.round,
+                "order": order.id,
+                "pilot": order.pilot,
+                "team": order.team,
+                "team_name": team.name,
+                "kind": order.kind,
+                "ship": order.ship,
+                "ship_kind": ship.kind if ship else "",
+                "corridor": order.corridor,
+                "position": order.position,
+                "label": order.label(),
+                "round": order.round,
                 "target": grid.square_name(order.target) if order.target else None,
                 "code": code,
                 "url": url_for("games.pilot_page", slip=code, _external=True),
@@ -443,7 +490,9 @@ def api_action(game_id: str) -> Any:
     role = role_of(game_id, body.get("slip") if isinstance(body.get("slip"), str) else None, state)
     if role == "public":
         abort(403, description=_("Watchers cannot act. Join a team or open your slip."))
-    return jsonify(run_action(game_id, role, body.get("action"), client_id=body.get("client_id"), version=body.get("version")))
+    return jsonify(
+        run_action(game_id, role, body.get("action"), client_id=body.get("client_id"), version=body.get("version"))
+    )
 
 
 @bp.get("/api/games/<game_id>/events")
@@ -522,7 +571,14 @@ def api_devices(game_id: str) -> Any:
     return jsonify(
         {
             "devices": [
-                {"id": r.id, "team": r.subject, "name": r.name, "created_at": r.created_at, "last_seen_at": r.last_seen_at, "revoked": r.token_revoked is not None or r.revoked_at is not None}
+                {
+                    "id": r.id,
+                    "team": r.subject,
+                    "name": r.name,
+                    "created_at": r.created_at,
+                    "last_seen_at": r.last_seen_at,
+                    "revoked": r.token_revoked is not None or r.revoked_at is not None,
+                }
                 for r in rows
             ]
         }
@@ -536,7 +592,9 @@ def api_device(game_id: str, device_id: str) -> Any:
     if role_in(game_id) != "referee":
         abort(403, description=_("Only the referee may manage devices."))
     with reading(db.engine) as conn:
-        exists = conn.execute(select(devices_t.c.id).where(devices_t.c.id == device_id, devices_t.c.game_id == game_id)).scalar()
+        exists = conn.execute(
+            select(devices_t.c.id).where(devices_t.c.id == device_id, devices_t.c.game_id == game_id)
+        ).scalar()
     if exists is None:
         abort(404, description=_("There is no such device in this game."))
     if request.method == "DELETE":
@@ -591,7 +649,11 @@ def api_log_json(game_id: str) -> Any:
         ensure_ascii=False,
         indent=1,
     )
-    return Response(body, mimetype="application/json", headers={"Content-Disposition": f'attachment; filename="referee-{game_id}.json"'})
+    return Response(
+        body,
+        mimetype="application/json",
+        headers={"Content-Disposition": f'attachment; filename="referee-{game_id}.json"'},
+    )
 
 
 @bp.get("/api/games/<game_id>/log.csv")
@@ -603,8 +665,22 @@ def api_log_csv(game_id: str) -> Any:
     writer = csv.writer(out)
     writer.writerow(["seq", "time", "by", "kind", "data", "voided", "skipped"])
     for e in state.log:
-        writer.writerow([e.seq, time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.at)), e.by, e.kind, json.dumps(dict(e.data), ensure_ascii=False), state.voided.get(e.seq, ""), state.skipped.get(e.seq, "")])
-    return Response(out.getvalue(), mimetype="text/csv", headers={"Content-Disposition": f'attachment; filename="referee-{game_id}.csv"'})
+        writer.writerow(
+            [
+                e.seq,
+                time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.at)),
+                e.by,
+                e.kind,
+                json.dumps(dict(e.data), ensure_ascii=False),
+                state.voided.get(e.seq, ""),
+                state.skipped.get(e.seq, ""),
+            ]
+        )
+    return Response(
+        out.getvalue(),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="referee-{game_id}.csv"'},
+    )
 
 
 def _push_roles(state: airraid.State) -> list[str]:

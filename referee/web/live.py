@@ -70,7 +70,11 @@ def rate_limited(sid: str) -> dict[str, Any] | None:
     """
     if _allowed(sid):
         return None
-    return {**TOO_FAST, "message": _("Too many messages from this page; wait a moment."), "retry_after": round(max(_wait(sid), 0.01), 3)}
+    return {
+        **TOO_FAST,
+        "message": _("Too many messages from this page; wait a moment."),
+        "retry_after": round(max(_wait(sid), 0.01), 3),
+    }
 
 
 def malformed(message: str) -> dict[str, Any]:
@@ -113,7 +117,11 @@ def _push_views_now(game_id: str, state: Any, *, local: bool) -> dict[tuple[str,
         roles.extend(r for g, r, _lang in _sockets.values() if g == game_id and r not in roles)
         # Without a message queue every socket is this process's own: a view nobody here reads
         # is not made (making and sending the views is most of a push's time).
-        in_use = None if current_app.config.get("REDIS_URL") else {(r, lang) for g, r, lang in _sockets.values() if g == game_id}
+        in_use = (
+            None
+            if current_app.config.get("REDIS_URL")
+            else {(r, lang) for g, r, lang in _sockets.values() if g == game_id}
+        )
     made: dict[tuple[str, str], Any] = {}
     for lang in current_app.config["LANGUAGES"]:
         # Each screen reads its own language: the views are made once per language in use.
@@ -126,7 +134,9 @@ def _push_views_now(game_id: str, state: Any, *, local: bool) -> dict[tuple[str,
                 except RulesError:
                     view = None
                 made[(role, lang)] = view
-                socketio.emit("view", {"seq": state.version, "view": view}, to=room_of(game_id, role, lang), ignore_queue=local)
+                socketio.emit(
+                    "view", {"seq": state.version, "view": view}, to=room_of(game_id, role, lang), ignore_queue=local
+                )
     return made
 
 
@@ -210,7 +220,9 @@ def on_action(data: Any = None) -> dict[str, Any]:
         role = role_of(game_id, slip, load_any_state(game_id))
         if role == "public":
             return {"ok": False, "error": "forbidden", "message": "Watchers cannot act. Join a team or open your slip."}
-        return run_action(game_id, role, data.get("action"), client_id=data.get("client_id"), version=data.get("version"))
+        return run_action(
+            game_id, role, data.get("action"), client_id=data.get("client_id"), version=data.get("version")
+        )
     except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
         return _refusal(exc)
 
@@ -271,11 +283,18 @@ def disconnect_revoked(app: Flask) -> int:
     devices_t = cast(Table, Device.__table__)
     tokens_t = cast(Table, Token.__table__)
     with app.app_context(), reading(db.engine) as conn:
-        revoked = conn.execute(
-            select(devices_t.c.id)
-            .join(tokens_t, tokens_t.c.id == devices_t.c.token_id)
-            .where(devices_t.c.id.in_(devices), or_(tokens_t.c.revoked_at.is_not(None), devices_t.c.revoked_at.is_not(None)))
-        ).scalars().all()
+        revoked = (
+            conn.execute(
+                select(devices_t.c.id)
+                .join(tokens_t, tokens_t.c.id == devices_t.c.token_id)
+                .where(
+                    devices_t.c.id.in_(devices),
+                    or_(tokens_t.c.revoked_at.is_not(None), devices_t.c.revoked_at.is_not(None)),
+                )
+            )
+            .scalars()
+            .all()
+        )
     return sum(disconnect_device(str(d)) for d in revoked)
 
 
@@ -295,7 +314,13 @@ def end_rounds_on_time(app: Flask, now: float | None = None) -> list[str]:
             try:
                 state, _version = store.load(game_id)
                 rnd = state.round if isinstance(state, airraid.State) else None
-                if rnd is None or state.phase != "playing" or rnd.phase != "airborne" or rnd.timer.deadline is None or rnd.timer.deadline > now:
+                if (
+                    rnd is None
+                    or state.phase != "playing"
+                    or rnd.phase != "airborne"
+                    or rnd.timer.deadline is None
+                    or rnd.timer.deadline > now
+                ):
                     # The stored deadline was only a mark (or has just moved): keep the real one.
                     store.refresh_deadline(game_id)
                     continue

@@ -23,7 +23,12 @@ _PATTERNS = (
     # /s/<slip> (pilot slips)
     (re.compile(r"(/s/)[A-Za-z0-9_.\-]+"), r"\1" + REDACTED),
     # a bare slip code, <game>.<order>.<16-character signature> (an exception's message)
-    (re.compile(r"(?<![A-Za-z0-9_.\-])[A-Za-z0-9_\-]{4,32}\.[A-Za-z0-9_\-]{1,32}\.[A-Za-z0-9_\-]{16}(?![A-Za-z0-9_.\-])"), REDACTED),
+    (
+        re.compile(
+            r"(?<![A-Za-z0-9_.\-])[A-Za-z0-9_\-]{4,32}\.[A-Za-z0-9_\-]{1,32}\.[A-Za-z0-9_\-]{16}(?![A-Za-z0-9_.\-])"
+        ),
+        REDACTED,
+    ),
     # "slip": "<slip>" in a logged Socket.IO packet or JSON body
     (re.compile(r"(\"slip\"\s*:\s*\")[^\"]*"), r"\1" + REDACTED),
     # Cookie-style token=value pairs of our capability cookies (a logged Cookie header)

@@ -19,7 +19,14 @@ from flask import Flask, Response, current_app, request
 from werkzeug.security import safe_join
 
 # Only text compresses; images (other than SVG) and fonts are already packed.
-COMPRESSIBLE = {"text/css", "text/javascript", "application/javascript", "image/svg+xml", "application/json", "text/html"}
+COMPRESSIBLE = {
+    "text/css",
+    "text/javascript",
+    "application/javascript",
+    "image/svg+xml",
+    "application/json",
+    "text/html",
+}
 MIN_SIZE = 500  # below this the encoding header costs more than it saves
 
 _cache: dict[tuple[str, int, int, str], bytes] = {}

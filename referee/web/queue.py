@@ -69,8 +69,11 @@ class RedisQueue(socketio.RedisManager):  # type: ignore[misc]
                 self.connected = False
                 if attempt == 2 and not self.publish_failing:
                     self.publish_failing = True
-                    log.error("message queue: cannot publish to Redis (%s); other processes' screens "
-                              "miss views until it is back, then catch up", exc)
+                    log.error(
+                        "message queue: cannot publish to Redis (%s); other processes' screens "
+                        "miss views until it is back, then catch up",
+                        exc,
+                    )
         return None
 
     def _redis_listen_with_retries(self) -> Iterator[Any]:  # pragma: no cover - runs in a thread

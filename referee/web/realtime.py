@@ -53,7 +53,9 @@ def on_time_ping(_data: Any = None) -> dict[str, Any]:
 # Event names a Socket.IO client may not emit: the server's own (a forged "disconnect" would make
 # live.py forget the socket and its rate-limit bucket) and Flask-SocketIO's catch-all, which it
 # would call with its arguments shifted.
-RESERVED_EVENTS = frozenset({"connect", "connect_error", "disconnect", "disconnecting", "newListener", "removeListener", "*"})
+RESERVED_EVENTS = frozenset(
+    {"connect", "connect_error", "disconnect", "disconnecting", "newListener", "removeListener", "*"}
+)
 
 
 class BoundedJSON:

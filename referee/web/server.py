@@ -120,8 +120,10 @@ def _json_response(status: str, error: str, message: str, extra: str = "") -> by
 
 
 TOO_MANY_CONNECTIONS = _json_response(
-    "503 Service Unavailable", "too_many_connections",
-    "Too many connections from your address; close some pages and try again.", "Retry-After: 5\r\n",
+    "503 Service Unavailable",
+    "too_many_connections",
+    "Too many connections from your address; close some pages and try again.",
+    "Retry-After: 5\r\n",
 )
 HEADERS_TOO_SLOW = _json_response("408 Request Timeout", "request_timeout", "The request took too long to arrive.")
 TOO_MANY_SOCKETS_BODY = json.dumps(
@@ -195,7 +197,11 @@ class Handler(WebSocketHandler):  # type: ignore[misc]
     def _refuse_socket(self) -> None:
         self.start_response(
             "429 Too Many Requests",
-            [("Content-Type", "application/json"), ("Content-Length", str(len(TOO_MANY_SOCKETS_BODY))), ("Retry-After", "5")],
+            [
+                ("Content-Type", "application/json"),
+                ("Content-Length", str(len(TOO_MANY_SOCKETS_BODY))),
+                ("Retry-After", "5"),
+            ],
         )
         self.write(TOO_MANY_SOCKETS_BODY)
 
@@ -208,7 +214,8 @@ class Server(WSGIServer):  # type: ignore[misc]
     def __init__(self, listener: tuple[str, int], application: Any, limits: Limits) -> None:
         """Listen on `listener` and serve `application` within `limits`."""
         super().__init__(
-            listener, application,
+            listener,
+            application,
             log=None,  # no access log (as under gunicorn): request lines may hold tokens
             error_log=LoggingLogAdapter(log, logging.WARNING),
             # Set, so gevent does not look the host name up (getfqdn) on a Wi-Fi with no DNS.
@@ -285,7 +292,10 @@ def serve(application: Any, host: str, port: int, limits: Limits) -> None:
     server = Server((host, port), application, limits)
     log.info(
         "serving on %s:%d with gevent (%d websockets and %d connections per address, headers within %g s)",
-        host, port, limits.websockets_per_address, limits.connections_per_address, limits.header_timeout,
+        host,
+        port,
+        limits.websockets_per_address,
+        limits.connections_per_address,
+        limits.header_timeout,
     )
     server.serve_forever()
-

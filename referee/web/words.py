@@ -14,9 +14,22 @@ def N_(text: str) -> str:
 
 
 WORDS = [
-    N_("upper"), N_("middle"), N_("lower"),
-    N_("fighter"), N_("bomber"),
-    N_("water"), N_("fight"), N_("already_hit"), N_("hit"), N_("sunk"), N_("left"), N_("shot_down"),
-    N_("planned"), N_("airborne"), N_("bombing"), N_("landed"),
-    N_("planning"), N_("closed"),
+    N_("upper"),
+    N_("middle"),
+    N_("lower"),
+    N_("fighter"),
+    N_("bomber"),
+    N_("water"),
+    N_("fight"),
+    N_("already_hit"),
+    N_("hit"),
+    N_("sunk"),
+    N_("left"),
+    N_("shot_down"),
+    N_("planned"),
+    N_("airborne"),
+    N_("bombing"),
+    N_("landed"),
+    N_("planning"),
+    N_("closed"),
 ]

@@ -40,9 +40,7 @@ def upgrade() -> None:
         sa.Column("batch_seq", sa.Integer(), nullable=False),
         sa.Column("device_id", sa.String(32), nullable=True),
         sa.Column("client_id", sa.String(64), nullable=True),
-        sa.ForeignKeyConstraint(
-            ["game_id"], ["games.id"], name="fk_events_game_id_games", ondelete="CASCADE"
-        ),
+        sa.ForeignKeyConstraint(["game_id"], ["games.id"], name="fk_events_game_id_games", ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("game_id", "seq", name="pk_events"),
         sa.UniqueConstraint("game_id", "client_id", name="uq_events_game_id_client_id"),
     )
@@ -51,9 +49,7 @@ def upgrade() -> None:
         sa.Column("game_id", sa.String(32), nullable=False),
         sa.Column("seq", sa.Integer(), nullable=False),
         sa.Column("state", sa.Text(), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["game_id"], ["games.id"], name="fk_snapshots_game_id_games", ondelete="CASCADE"
-        ),
+        sa.ForeignKeyConstraint(["game_id"], ["games.id"], name="fk_snapshots_game_id_games", ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("game_id", "seq", name="pk_snapshots"),
     )
     op.create_table(
@@ -67,9 +63,7 @@ def upgrade() -> None:
         sa.Column("created_at", sa.Float(), nullable=False),
         sa.Column("revoked_at", sa.Float(), nullable=True),
         sa.Column("last_seen_at", sa.Float(), nullable=True),
-        sa.ForeignKeyConstraint(
-            ["game_id"], ["games.id"], name="fk_tokens_game_id_games", ondelete="CASCADE"
-        ),
+        sa.ForeignKeyConstraint(["game_id"], ["games.id"], name="fk_tokens_game_id_games", ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("id", name="pk_tokens"),
         sa.UniqueConstraint("token_hash", name="uq_tokens_token_hash"),
     )
@@ -83,12 +77,8 @@ def upgrade() -> None:
         sa.Column("created_at", sa.Float(), nullable=False),
         sa.Column("revoked_at", sa.Float(), nullable=True),
         sa.Column("last_seen_at", sa.Float(), nullable=True),
-        sa.ForeignKeyConstraint(
-            ["game_id"], ["games.id"], name="fk_devices_game_id_games", ondelete="CASCADE"
-        ),
-        sa.ForeignKeyConstraint(
-            ["token_id"], ["tokens.id"], name="fk_devices_token_id_tokens", ondelete="CASCADE"
-        ),
+        sa.ForeignKeyConstraint(["game_id"], ["games.id"], name="fk_devices_game_id_games", ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["token_id"], ["tokens.id"], name="fk_devices_token_id_tokens", ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("id", name="pk_devices"),
     )
     op.create_index("ix_devices_game_id", "devices", ["game_id"])

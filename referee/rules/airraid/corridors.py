@@ -67,11 +67,27 @@ def corridor_board(rnd: Round, corridor: str) -> CorridorBoard:
         for b in b_planes:
             if a_state == "dead" or b_state[b.id] == "dead":
                 dead, killer = (a, a_killer) if a_state == "dead" else (b, b_killer[b.id])
-                meetings.append(Meeting(corridor, a.id, b.id, "never", Msg("{plane} was shot down by {killer}", plane=dead.label(), killer=killer)))
+                meetings.append(
+                    Meeting(
+                        corridor,
+                        a.id,
+                        b.id,
+                        "never",
+                        Msg("{plane} was shot down by {killer}", plane=dead.label(), killer=killer),
+                    )
+                )
                 continue
             if a_state == "unknown" or b_state[b.id] == "unknown":
                 first = a if a_state == "unknown" else b
-                meetings.append(Meeting(corridor, a.id, b.id, "waiting", Msg("{plane} must first finish its earlier dogfight", plane=first.label())))
+                meetings.append(
+                    Meeting(
+                        corridor,
+                        a.id,
+                        b.id,
+                        "waiting",
+                        Msg("{plane} must first finish its earlier dogfight", plane=first.label()),
+                    )
+                )
                 a_state = "unknown"
                 b_state[b.id] = "unknown"
                 continue
@@ -121,35 +137,44 @@ def judge_dogfight(kind_a: str, kind_b: str, throws: list[Throw], choice: str | 
     if kind_a == kind_b:
         if kind_a == BOMBER and choice == "pass":
             if decisive:
-                raise MalformedAction(Msg('bombers who agree to pass throw no decisive throw'))
+                raise MalformedAction(Msg("bombers who agree to pass throw no decisive throw"))
             return None, True
         if choice is not None:
             raise MalformedAction(
-                Msg("only two bombers may agree to pass") if choice == "pass" else Msg("a {kind_a}-{kind_b} dogfight has no choice to make", kind_a=kind_a, kind_b=kind_b)
+                Msg("only two bombers may agree to pass")
+                if choice == "pass"
+                else Msg("a {kind_a}-{kind_b} dogfight has no choice to make", kind_a=kind_a, kind_b=kind_b)
             )
         if len(decisive) != 1:
-            raise MalformedAction(Msg('a {kind_a}-{kind_b} dogfight takes one decisive throw, not {count}', kind_a=kind_a, kind_b=kind_b, count=len(decisive)))
+            raise MalformedAction(
+                Msg(
+                    "a {kind_a}-{kind_b} dogfight takes one decisive throw, not {count}",
+                    kind_a=kind_a,
+                    kind_b=kind_b,
+                    count=len(decisive),
+                )
+            )
         if throws[-1].winner is None:
-            raise MalformedAction(Msg('the last throw was a tie: enter the throw again'))
+            raise MalformedAction(Msg("the last throw was a tie: enter the throw again"))
         return ("B" if decisive[0] == "A" else "A"), False
     fighter = "A" if kind_a == FIGHTER else "B"
     bomber = "B" if fighter == "A" else "A"
     if not decisive:
-        raise MalformedAction(Msg('enter the first throw: who won it?'))
+        raise MalformedAction(Msg("enter the first throw: who won it?"))
     if decisive[0] == fighter:
         if len(decisive) > 1 or choice is not None:
-            raise MalformedAction(Msg('the fighter won the first throw: the bomber is shot down, nothing follows'))
+            raise MalformedAction(Msg("the fighter won the first throw: the bomber is shot down, nothing follows"))
         return bomber, False
     if choice is None:
-        raise MalformedAction(Msg('the fighter lost the first throw: its pilot chooses pass or continue'))
+        raise MalformedAction(Msg("the fighter lost the first throw: its pilot chooses pass or continue"))
     if choice == "pass":
         if len(decisive) > 1:
-            raise MalformedAction(Msg('the fighter passed: there is no second throw'))
+            raise MalformedAction(Msg("the fighter passed: there is no second throw"))
         return None, True
     if choice != "continue":
         raise MalformedAction(Msg("the fighter's choice is pass or continue, not {choice!r}", choice=choice))
     if len(decisive) != 2:
-        raise MalformedAction(Msg('the fighter chose to continue: enter the second throw'))
+        raise MalformedAction(Msg("the fighter chose to continue: enter the second throw"))
     return ("B" if decisive[1] == "A" else "A"), False
 
 
@@ -157,21 +182,21 @@ def judge_bombing(throws: list[Throw], choice: str | None) -> str:
     """Decide a fight of ship and bomber (sides "bomber", "ship"): hit, left or shot_down."""
     decisive = [t.winner for t in throws if t.winner is not None]
     if not decisive:
-        raise MalformedAction(Msg('enter the first throw: did the bomber or the ship win it?'))
+        raise MalformedAction(Msg("enter the first throw: did the bomber or the ship win it?"))
     if decisive[0] == "bomber":
         if len(decisive) > 1 or choice is not None:
-            raise MalformedAction(Msg('the bomber won the first throw: the square is hit, nothing follows'))
+            raise MalformedAction(Msg("the bomber won the first throw: the square is hit, nothing follows"))
         return "hit"
     if choice is None:
         raise MalformedAction(Msg("the ship won the first throw: the bomber's pilot chooses leave or continue"))
     if choice == "leave":
         if len(decisive) > 1:
-            raise MalformedAction(Msg('the bomber left: there is no second throw'))
+            raise MalformedAction(Msg("the bomber left: there is no second throw"))
         return "left"
     if choice != "continue":
         raise MalformedAction(Msg("the bomber's choice is leave or continue, not {choice!r}", choice=choice))
     if len(decisive) != 2:
-        raise MalformedAction(Msg('the bomber chose to continue: enter the second throw'))
+        raise MalformedAction(Msg("the bomber chose to continue: enter the second throw"))
     return "hit" if decisive[1] == "bomber" else "shot_down"
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ..engine import Engine, Fields, Rules, effective_voids
 from ..errors import (
@@ -73,7 +74,7 @@ from .state import (
 def _team_field(f: Fields) -> str:
     team = f.data.get("team")
     if team not in TEAMS:
-        raise MalformedAction(Msg('team must be A or B, not {team!r}', team=team))
+        raise MalformedAction(Msg("team must be A or B, not {team!r}", team=team))
     return str(team)
 
 
@@ -93,20 +94,29 @@ def _require(role: Role, *allowed: str, team: str | None = None) -> None:
 def _players(value: Any, key: str, most: int) -> list[str]:
     """Read a roster of at most `most` distinct names; the length is checked before any name."""
     if not isinstance(value, list) or not value:
-        raise MalformedAction(Msg('{key} must be a list of player names', key=key))
+        raise MalformedAction(Msg("{key} must be a list of player names", key=key))
     if len(value) > most:
         # Checked first: a list of 40,000 names must cost nothing, inside the write lock above all.
-        raise MalformedAction(Msg('{key}: a team has at most {most} players, not {count}', key=key, most=most, count=len(value)))
+        raise MalformedAction(
+            Msg("{key}: a team has at most {most} players, not {count}", key=key, most=most, count=len(value))
+        )
     names: list[str] = []
     seen: set[str] = set()
     for name in value:
         if not isinstance(name, str) or not name.strip():
-            raise MalformedAction(Msg('{key}: every player needs a name', key=key))
+            raise MalformedAction(Msg("{key}: every player needs a name", key=key))
         if len(name) > 4 * MAX_NAME or len(name.strip()) > MAX_NAME:
-            raise MalformedAction(Msg('{key}: the name {name!r}… is longer than {MAX_NAME} characters', key=key, name=name.strip()[:20], MAX_NAME=MAX_NAME))
+            raise MalformedAction(
+                Msg(
+                    "{key}: the name {name!r}… is longer than {MAX_NAME} characters",
+                    key=key,
+                    name=name.strip()[:20],
+                    MAX_NAME=MAX_NAME,
+                )
+            )
         folded = name.strip().casefold()
         if folded in seen:
-            raise MalformedAction(Msg('{key}: two players are called {name!r}', key=key, name=name.strip()))
+            raise MalformedAction(Msg("{key}: two players are called {name!r}", key=key, name=name.strip()))
         seen.add(folded)
         names.append(name.strip())
     return names
@@ -154,7 +164,7 @@ def _named_order(state: State, rnd: Round, order_id: str, role: Role) -> Order:
         raise IllegalAction(Msg("you can act only on your own planes and on the enemy planes your screen shows"))
     order = rnd.orders.get(order_id)
     if order is None:
-        raise IllegalAction(Msg('no order {order_id} in round {number}', order_id=order_id, number=rnd.number))
+        raise IllegalAction(Msg("no order {order_id} in round {number}", order_id=order_id, number=rnd.number))
     return order
 
 
@@ -170,7 +180,10 @@ event to the same planes instead of choosing again.
 """
 HANDLERS: dict[str, Handler] = {}
 
-BINDINGS: dict[str, frozenset[str]] = {"add_order": frozenset({"id", "position"}), "announce_bombing": frozenset({"order"})}
+BINDINGS: dict[str, frozenset[str]] = {
+    "add_order": frozenset({"id", "position"}),
+    "announce_bombing": frozenset({"order"}),
+}
 """The fields a handler may bind into the event of each kind of action."""
 BOUND_FIELDS: dict[str, frozenset[str]] = {"add_order": frozenset({"id"})}
 CHANCE: frozenset[str] = frozenset()
@@ -196,27 +209,33 @@ def _setup_game(action: Mapping[str, Any]) -> State:
     try:
         ruleset = airraid_ruleset_from_dict(raw)
     except RulesError as exc:
-        raise MalformedAction(Msg('the ruleset is broken: {message}', message=exc.message)) from exc
+        raise MalformedAction(Msg("the ruleset is broken: {message}", message=exc.message)) from exc
     except Exception as exc:  # a RulesetError lists every problem
-        raise MalformedAction(Msg('the ruleset is broken: {exc}', exc=exc)) from exc
+        raise MalformedAction(Msg("the ruleset is broken: {exc}", exc=exc)) from exc
     teams_data = action.get("teams")
     if not isinstance(teams_data, list) or len(teams_data) != 2:
-        raise MalformedAction(Msg('teams must list exactly two teams'))
+        raise MalformedAction(Msg("teams must list exactly two teams"))
     players = []
     for i, t in enumerate(teams_data):
         if not isinstance(t, Mapping):
-            raise MalformedAction(Msg('teams[{i}] must be an object with name, colour and players', i=i))
+            raise MalformedAction(Msg("teams[{i}] must be an object with name, colour and players", i=i))
         tf = Fields(t, ("name", "colour", "players"))
         tf.text("name", limit=MAX_NAME)
         tf.text("colour", optional=True, limit=20)
         names = _players(t.get("players"), f"teams[{i}].players", ruleset.max_players)
         if not ruleset.min_players <= len(names) <= ruleset.max_players:
             raise IllegalAction(
-                Msg('{t} has {len} players; this ruleset takes {min_players} to {max_players}', t=t['name'], len=len(names), min_players=ruleset.min_players, max_players=ruleset.max_players)
+                Msg(
+                    "{t} has {len} players; this ruleset takes {min_players} to {max_players}",
+                    t=t["name"],
+                    len=len(names),
+                    min_players=ruleset.min_players,
+                    max_players=ruleset.max_players,
+                )
             )
         players.append(names)
     if teams_data[0]["name"].strip().casefold() == teams_data[1]["name"].strip().casefold():
-        raise MalformedAction(Msg('the two teams need different names'))
+        raise MalformedAction(Msg("the two teams need different names"))
     row = ruleset.sea_size_for(max(len(p) for p in players))
     size = f.integer("sea_size", optional=True, low=2, high=26) or row.size
     if size != row.size:
@@ -224,13 +243,13 @@ def _setup_game(action: Mapping[str, Any]) -> State:
         if reason == UNDECIDED:
             raise IllegalAction(UNDECIDED)
         if reason:
-            raise IllegalAction(Msg('a {size}×{size} sea cannot hold the fleet: {reason}', size=size, reason=reason))
+            raise IllegalAction(Msg("a {size}×{size} sea cannot hold the fleet: {reason}", size=size, reason=reason))
     seconds = f.integer("round_seconds", optional=True, low=10, high=3600) or ruleset.round_seconds
     teams = {}
-    for team_id, t, names in zip(TEAMS, teams_data, players):
+    for team_id, t, names in zip(TEAMS, teams_data, players, strict=True):
         colour = str(t.get("colour") or ("#0072B2" if team_id == "A" else "#E69F00"))
         if not _COLOUR.match(colour):
-            raise MalformedAction(Msg('a team colour is written like #0072B2, not {colour!r}', colour=colour))
+            raise MalformedAction(Msg("a team colour is written like #0072B2, not {colour!r}", colour=colour))
         teams[team_id] = Team(team_id, t["name"].strip(), colour, names, size, row.fleet)
     return State(dict(raw), teams, seconds, ruleset=ruleset)
 
@@ -243,14 +262,21 @@ def _set_players(state: State, event: Event, role: Role) -> None:
     rs = state.ruleset
     names = _players(event.data.get("players"), "players", rs.max_players)
     if not rs.min_players <= len(names) <= rs.max_players:
-        raise IllegalAction(Msg('a team has {min_players} to {max_players} players, not {len}', min_players=rs.min_players, max_players=rs.max_players, len=len(names)))
+        raise IllegalAction(
+            Msg(
+                "a team has {min_players} to {max_players} players, not {len}",
+                min_players=rs.min_players,
+                max_players=rs.max_players,
+                len=len(names),
+            )
+        )
     rnd = state.round
     if rnd is not None and rnd.phase != "closed":
         flying = {o.pilot for o in rnd.orders.values() if o.team == team}
         flying |= {rnd.defenders[team]} if team in rnd.defenders else set()
         missing = sorted(flying - set(names))
         if missing:
-            raise IllegalAction(Msg('{missing} has a part in this round: take them off it first', missing=missing[0]))
+            raise IllegalAction(Msg("{missing} has a part in this round: take them off it first", missing=missing[0]))
     state.teams[team].players = names
 
 
@@ -260,7 +286,7 @@ def _lock_sea(state: State, event: Event, role: Role) -> None:
     team_id = _team_field(f)
     _require(role, "referee", "team", team=team_id)
     if state.phase != "setup":
-        raise IllegalAction(Msg('the game has started: seas no longer change'))
+        raise IllegalAction(Msg("the game has started: seas no longer change"))
     team = state.teams[team_id]
     if team.locked:
         raise IllegalAction(Msg("{name}'s sea is already locked", name=team.name))
@@ -289,7 +315,7 @@ def _unlock_sea(state: State, event: Event, role: Role) -> None:
     team_id = _team_field(f)
     _require(role, "referee", "team", team=team_id)
     if state.phase != "setup":
-        raise IllegalAction(Msg('the game has started: seas no longer change'))
+        raise IllegalAction(Msg("the game has started: seas no longer change"))
     team = state.teams[team_id]
     if not team.locked:
         raise IllegalAction(Msg("{name}'s sea is not locked", name=team.name))
@@ -304,10 +330,10 @@ def _start_game(state: State, event: Event, role: Role) -> None:
     Fields(event.data, ())
     _require(role, "referee")
     if state.phase != "setup":
-        raise IllegalAction(Msg('the game has already started'))
+        raise IllegalAction(Msg("the game has already started"))
     unlocked = [state.teams[t].name for t in TEAMS if not state.teams[t].locked]
     if unlocked:
-        raise IllegalAction(Msg('both seas must be locked first; waiting for {join}', join=' and '.join(unlocked)))
+        raise IllegalAction(Msg("both seas must be locked first; waiting for {join}", join=" and ".join(unlocked)))
     state.phase = "playing"
     state.rounds.append(Round(1, Timer(state.round_seconds)))
     _note(state, event.seq, type="game_started")
@@ -316,9 +342,9 @@ def _start_game(state: State, event: Event, role: Role) -> None:
 def _planning(state: State) -> Round:
     rnd = state.round
     if rnd is None or state.phase != "playing":
-        raise IllegalAction(Msg('the game has not started'))
+        raise IllegalAction(Msg("the game has not started"))
     if rnd.phase != "planning":
-        raise IllegalAction(Msg('round {number} has started: orders are locked', number=rnd.number))
+        raise IllegalAction(Msg("round {number} has started: orders are locked", number=rnd.number))
     return rnd
 
 
@@ -338,11 +364,21 @@ def _set_defender(state: State, event: Event, role: Role) -> None:
     rnd = _planning(state)
     name = _pilot_name(state, team, f)
     if any(o.team == team and o.pilot == name for o in rnd.orders.values()):
-        raise IllegalAction(Msg('{name} already flies this round; the defender stays at base', name=name))
+        raise IllegalAction(Msg("{name} already flies this round; the defender stays at base", name=name))
     rnd.defenders[team] = name
 
 
-def order_problems(state: State, team: str, pilot: str, kind: str, ship_id: str, corridor: str, position: int | None, target: Square | None, replacing: str | None = None) -> list[str]:
+def order_problems(
+    state: State,
+    team: str,
+    pilot: str,
+    kind: str,
+    ship_id: str,
+    corridor: str,
+    position: int | None,
+    target: Square | None,
+    replacing: str | None = None,
+) -> list[str]:
     """Return every reason an order may not be written now (empty when it may)."""
     rnd = state.round
     assert rnd is not None
@@ -353,27 +389,45 @@ def order_problems(state: State, team: str, pilot: str, kind: str, ship_id: str,
     if rnd.defenders.get(team) == pilot:
         problems.append(Msg("{pilot} is this round's defender and stays at base", pilot=pilot))
     if any(o.pilot == pilot for o in others):
-        problems.append(Msg('{pilot} already flies this round', pilot=pilot))
+        problems.append(Msg("{pilot} already flies this round", pilot=pilot))
     ship = t.ship(ship_id)
     if ship is None:
-        problems.append(Msg('{name} has no ship {ship_id}', name=t.name, ship_id=ship_id))
+        problems.append(Msg("{name} has no ship {ship_id}", name=t.name, ship_id=ship_id))
     elif ship_id in t.sunk:
-        problems.append(Msg('the {ship_labels} has sunk', ship_labels=ship_labels(rs.sea, t.ships)[ship_id]))
+        problems.append(Msg("the {ship_labels} has sunk", ship_labels=ship_labels(rs.sea, t.ships)[ship_id]))
     else:
         used = sum(1 for o in others if o.ship == ship_id and o.kind == kind)
         if t.stock[ship_id][kind] - used <= 0:
-            problems.append(Msg('the {ship_labels} has no {kind} left', ship_labels=ship_labels(rs.sea, t.ships)[ship_id], kind=kind))
+            problems.append(
+                Msg(
+                    "the {ship_labels} has no {kind} left", ship_labels=ship_labels(rs.sea, t.ships)[ship_id], kind=kind
+                )
+            )
     if corridor not in rs.corridors:
-        problems.append(Msg('there is no {corridor} corridor', corridor=corridor))
+        problems.append(Msg("there is no {corridor} corridor", corridor=corridor))
     else:
         in_corridor = [o for o in others if o.corridor == corridor]
         if len(in_corridor) >= rs.corridor_limit:
-            problems.append(Msg('the {corridor} corridor already has {corridor_limit} planes, its limit', corridor=corridor, corridor_limit=rs.corridor_limit))
+            problems.append(
+                Msg(
+                    "the {corridor} corridor already has {corridor_limit} planes, its limit",
+                    corridor=corridor,
+                    corridor_limit=rs.corridor_limit,
+                )
+            )
         if position is not None:
             if not 1 <= position <= rs.corridor_limit:
-                problems.append(Msg('take-off position is 1 to {corridor_limit}, not {position}', corridor_limit=rs.corridor_limit, position=position))
+                problems.append(
+                    Msg(
+                        "take-off position is 1 to {corridor_limit}, not {position}",
+                        corridor_limit=rs.corridor_limit,
+                        position=position,
+                    )
+                )
             elif any(o.position == position for o in in_corridor):
-                problems.append(Msg('position {position} in the {corridor} corridor is taken', position=position, corridor=corridor))
+                problems.append(
+                    Msg("position {position} in the {corridor} corridor is taken", position=position, corridor=corridor)
+                )
     if kind == FIGHTER and target is not None:
         problems.append("a fighter has no target square")
     if kind == BOMBER and target is None:
@@ -381,7 +435,9 @@ def order_problems(state: State, team: str, pilot: str, kind: str, ship_id: str,
     return problems
 
 
-def _parse_order(state: State, event: Event, role: Role, allowed: tuple[str, ...]) -> tuple[str, str, str, str, str, int | None, Square | None, Fields]:
+def _parse_order(
+    state: State, event: Event, role: Role, allowed: tuple[str, ...]
+) -> tuple[str, str, str, str, str, int | None, Square | None, Fields]:
     f = Fields(event.data, allowed)
     team = _team_field(f)
     _require(role, "referee", "team", team=team)
@@ -439,7 +495,9 @@ def _add_order(state: State, event: Event, role: Role) -> Mapping[str, Any]:
         order_id = f.text("id", limit=20)
         serial = order_serial(order_id, rnd.number, team)
         if serial is None or state.order(order_id) is not None:
-            raise IllegalAction(Msg('order {order_id} cannot be made again in round {number}', order_id=order_id, number=rnd.number))
+            raise IllegalAction(
+                Msg("order {order_id} cannot be made again in round {number}", order_id=order_id, number=rnd.number)
+            )
     else:
         serial = rnd.serial.get(team, 0) + 1
         order_id = f"{rnd.number}{team}{serial}"
@@ -468,7 +526,9 @@ def _start_round(state: State, event: Event, role: Role) -> None:
     rnd = _planning(state)
     missing = [state.teams[t].name for t in TEAMS if t not in rnd.defenders]
     if missing:
-        raise IllegalAction(Msg("every team needs this round's defender; missing for {join}", join=' and '.join(missing)))
+        raise IllegalAction(
+            Msg("every team needs this round's defender; missing for {join}", join=" and ".join(missing))
+        )
     rnd.phase = "airborne"
     rnd.timer.started_at = event.at
     rnd.timer.deadline = event.at + rnd.timer.seconds
@@ -483,9 +543,9 @@ def _start_round(state: State, event: Event, role: Role) -> None:
 def _airborne(state: State) -> Round:
     rnd = state.round
     if state.phase == "over":
-        raise GameOver(Msg('the game is over'))
+        raise GameOver(Msg("the game is over"))
     if rnd is None or state.phase != "playing" or rnd.phase != "airborne":
-        raise IllegalAction(Msg('no round is in the air'))
+        raise IllegalAction(Msg("no round is in the air"))
     return rnd
 
 
@@ -498,24 +558,45 @@ def _dogfight_from(state: State, event: Event, role: Role) -> tuple[Round, Order
     a_id, b_id = f.text("a", limit=20), f.text("b", limit=20)
     # Who may report is settled by the ids as sent, before either order is looked up.
     if role.kind != "referee" and not (role.kind == "pilot" and role.subject in (a_id, b_id)):
-        raise NotYourTurn(Msg('only the two pilots of a dogfight, or the referee, report it'))
+        raise NotYourTurn(Msg("only the two pilots of a dogfight, or the referee, report it"))
     first = _named_order(state, rnd, a_id, role)
     second = _named_order(state, rnd, b_id, role)
     if first.team == second.team:
-        raise IllegalAction(Msg('{label} and {label2} fly for the same team', label=first.label(), label2=second.label()))
+        raise IllegalAction(
+            Msg("{label} and {label2} fly for the same team", label=first.label(), label2=second.label())
+        )
     a, b = (first, second) if first.team == "A" else (second, first)
     if a.corridor != b.corridor:
-        raise IllegalAction(Msg('{label} flies the {corridor} corridor and {label2} the {corridor2}: they never meet', label=a.label(), corridor=a.corridor, label2=b.label(), corridor2=b.corridor))
+        raise IllegalAction(
+            Msg(
+                "{label} flies the {corridor} corridor and {label2} the {corridor2}: they never meet",
+                label=a.label(),
+                corridor=a.corridor,
+                label2=b.label(),
+                corridor2=b.corridor,
+            )
+        )
     board = corridor_board(rnd, a.corridor)
     meeting = board.meeting(a.id, b.id)
     if meeting is None:
-        raise IllegalAction(Msg('{label} and {label2} are not in the air', label=a.label(), label2=b.label()))
+        raise IllegalAction(Msg("{label} and {label2} are not in the air", label=a.label(), label2=b.label()))
     if meeting.status == "done":
-        raise IllegalAction(Msg('the dogfight of {label} and {label2} in the {corridor} corridor is already decided', label=a.label(), label2=b.label(), corridor=a.corridor))
+        raise IllegalAction(
+            Msg(
+                "the dogfight of {label} and {label2} in the {corridor} corridor is already decided",
+                label=a.label(),
+                label2=b.label(),
+                corridor=a.corridor,
+            )
+        )
     if meeting.status == "never":
-        raise IllegalAction(Msg('{label} never meets {label2}: {reason}', label=a.label(), label2=b.label(), reason=meeting.reason))
+        raise IllegalAction(
+            Msg("{label} never meets {label2}: {reason}", label=a.label(), label2=b.label(), reason=meeting.reason)
+        )
     if meeting.status == "waiting":
-        raise IllegalAction(Msg('{label} cannot meet {label2} yet: {reason}', label=a.label(), label2=b.label(), reason=meeting.reason))
+        raise IllegalAction(
+            Msg("{label} cannot meet {label2} yet: {reason}", label=a.label(), label2=b.label(), reason=meeting.reason)
+        )
     loser, passed = judge_dogfight(a.kind, b.kind, throws, choice)
     shot = a.id if loser == "A" else b.id if loser == "B" else None
     result = DuelResult(a.corridor, a.id, b.id, throws, choice, passed, shot, event.seq, event.by)
@@ -531,7 +612,18 @@ def _resolve_dogfight(state: State, rnd: Round, a: Order, b: Order, result: Duel
     rnd.duels[key] = result
     rnd.reports.pop(key, None)
     rnd.conflicts.pop(key, None)
-    _note(state, seq, type="dogfight", corridor=a.corridor, a=a.id, b=b.id, a_label=a.label(), b_label=b.label(), shot_down=result.shot_down, passed=result.passed)
+    _note(
+        state,
+        seq,
+        type="dogfight",
+        corridor=a.corridor,
+        a=a.id,
+        b=b.id,
+        a_label=a.label(),
+        b_label=b.label(),
+        shot_down=result.shot_down,
+        passed=result.passed,
+    )
     if result.shot_down:
         loser, winner = (a, b) if result.shot_down == a.id else (b, a)
         _shoot_down(state, loser, winner.team, winner.pilot, seq)
@@ -548,7 +640,7 @@ def _report_dogfight(state: State, event: Event, role: Role) -> None:
     key = duel_key(a.corridor, a.id, b.id)
     pending = rnd.reports.get(key, [])
     if any(r.by == role.to_str() for r in pending):
-        raise IllegalAction(Msg('you have already reported this dogfight; the other pilot or the referee confirms it'))
+        raise IllegalAction(Msg("you have already reported this dogfight; the other pilot or the referee confirms it"))
     report = Report(role.to_str(), event.seq, result)
     agreeing = [r for r in pending if _same_result(r.result, result)]
     if agreeing:
@@ -568,20 +660,22 @@ def _confirm_dogfight(state: State, event: Event, role: Role) -> None:
     rnd = _airborne(state)
     a_id, b_id = f.text("a", limit=20), f.text("b", limit=20)
     if role.kind != "referee" and not (role.kind == "pilot" and role.subject in (a_id, b_id)):
-        raise NotYourTurn(Msg('only the other pilot or the referee confirms a dogfight'))
+        raise NotYourTurn(Msg("only the other pilot or the referee confirms a dogfight"))
     first = _named_order(state, rnd, a_id, role)
     second = _named_order(state, rnd, b_id, role)
     if first.team == second.team:
-        raise IllegalAction(Msg('no such dogfight in this round'))
+        raise IllegalAction(Msg("no such dogfight in this round"))
     a, b = (first, second) if first.team == "A" else (second, first)
     key = duel_key(a.corridor, a.id, b.id)
     pending = rnd.reports.get(key)
     if not pending:
-        raise IllegalAction(Msg('nobody has reported the dogfight of {label} and {label2}', label=a.label(), label2=b.label()))
+        raise IllegalAction(
+            Msg("nobody has reported the dogfight of {label} and {label2}", label=a.label(), label2=b.label())
+        )
     if key in rnd.conflicts:
         raise IllegalAction(Msg("the pilots' reports contradict each other: the referee enters the result"))
     if role.to_str() == pending[0].by:
-        raise IllegalAction(Msg('the other pilot or the referee confirms your report, not you'))
+        raise IllegalAction(Msg("the other pilot or the referee confirms your report, not you"))
     _resolve_dogfight(state, rnd, a, b, pending[0].result, event.seq, event.at)
 
 
@@ -597,25 +691,50 @@ def _waiting_bomber(state: State, rnd: Round, f: Fields, role: Role) -> tuple[Or
             # An announcement by square, stored with the bomber it was matched to: it stays that one.
             square = state.grid(other(order.team)).parse_square(target_text)
             if order.target != square:
-                raise IllegalAction(Msg('no bomber is waiting at the base with target {square_name}', square_name=state.grid(other(order.team)).square_name(square)))
+                raise IllegalAction(
+                    Msg(
+                        "no bomber is waiting at the base with target {square_name}",
+                        square_name=state.grid(other(order.team)).square_name(square),
+                    )
+                )
     elif target_text is not None:
         defender = role.subject if role.kind == "team" else f.data.get("team")
         if defender not in TEAMS:
             raise MalformedAction(Msg("say which team's sea is bombed (team)"))
         square = state.grid(str(defender)).parse_square(target_text)
-        waiting = [o for o in rnd.orders.values() if o.team == other(str(defender)) and o.status == "bombing" and o.target == square and o.id not in rnd.bombings]
+        waiting = [
+            o
+            for o in rnd.orders.values()
+            if o.team == other(str(defender))
+            and o.status == "bombing"
+            and o.target == square
+            and o.id not in rnd.bombings
+        ]
         if not waiting:
-            raise IllegalAction(Msg('no bomber is waiting at the base with target {square_name}', square_name=state.grid(str(defender)).square_name(square)))
+            raise IllegalAction(
+                Msg(
+                    "no bomber is waiting at the base with target {square_name}",
+                    square_name=state.grid(str(defender)).square_name(square),
+                )
+            )
         order = min(waiting, key=lambda o: (o.corridor, o.position))
         matched = True
     else:
         raise MalformedAction(Msg("give the bomber's order (scan its slip) or its target square"))
     if order.kind != BOMBER:
-        raise IllegalAction(Msg('{label} is a fighter: fighters do not bomb', label=order.label()))
+        raise IllegalAction(Msg("{label} is a fighter: fighters do not bomb", label=order.label()))
     if order.status == "airborne":
-        raise IllegalAction(Msg('{label} has not flown through the {corridor} corridor yet', label=order.label(), corridor=order.corridor))
+        raise IllegalAction(
+            Msg(
+                "{label} has not flown through the {corridor} corridor yet",
+                label=order.label(),
+                corridor=order.corridor,
+            )
+        )
     if order.status != "bombing":
-        raise IllegalAction(Msg('{label} is {replace}: it cannot bomb', label=order.label(), replace=order.status.replace('_', ' ')))
+        raise IllegalAction(
+            Msg("{label} is {replace}: it cannot bomb", label=order.label(), replace=order.status.replace("_", " "))
+        )
     _require(role, "referee", "team", team=other(order.team))
     return order, matched
 
@@ -626,7 +745,13 @@ def _announce_bombing(state: State, event: Event, role: Role) -> Mapping[str, An
     rnd = _airborne(state)
     order, matched = _waiting_bomber(state, rnd, f, role)
     if order.id in rnd.bombings:
-        raise IllegalAction(Msg("{label}'s bombing is already announced: {answer}", label=order.label(), answer=rnd.bombings[order.id].answer))
+        raise IllegalAction(
+            Msg(
+                "{label}'s bombing is already announced: {answer}",
+                label=order.label(),
+                answer=rnd.bombings[order.id].answer,
+            )
+        )
     assert order.target is not None
     defender = state.teams[other(order.team)]
     ship = next((s for s in defender.ships if order.target in s.squares), None)
@@ -638,7 +763,16 @@ def _announce_bombing(state: State, event: Event, role: Role) -> Mapping[str, An
     else:
         answer = "fight"
     rnd.bombings[order.id] = Bombing(order.id, order.target, answer, ship.id if ship else None, event.seq)
-    _note(state, event.seq, type="bombing", team=defender.id, order=order.id, label=order.label(), square=name, answer=answer)
+    _note(
+        state,
+        event.seq,
+        type="bombing",
+        team=defender.id,
+        order=order.id,
+        label=order.label(),
+        square=name,
+        answer=answer,
+    )
     if answer != "fight":
         rnd.bombings[order.id].result = answer
         if answer == "water":
@@ -655,9 +789,13 @@ def _report_bombing(state: State, event: Event, role: Role) -> None:
     order, _ = _waiting_bomber(state, rnd, f, role)
     bombing = rnd.bombings.get(order.id)
     if bombing is None:
-        raise IllegalAction(Msg("announce {label}'s bombing first: the sea answers water, fight or already hit", label=order.label()))
+        raise IllegalAction(
+            Msg("announce {label}'s bombing first: the sea answers water, fight or already hit", label=order.label())
+        )
     if bombing.answer != "fight" or bombing.result is not None:
-        raise IllegalAction(Msg("{label}'s bombing is over: {value}", label=order.label(), value=bombing.result or bombing.answer))
+        raise IllegalAction(
+            Msg("{label}'s bombing is over: {value}", label=order.label(), value=bombing.result or bombing.answer)
+        )
     throws = parse_throws(event.data.get("throws"), ("bomber", "ship"))
     choice = f.choice("choice", ("leave", "continue"), optional=True)
     result = judge_bombing(throws, choice)
@@ -665,7 +803,16 @@ def _report_bombing(state: State, event: Event, role: Role) -> None:
     defender = state.teams[other(order.team)]
     grid = state.grid(defender.id)
     name = grid.square_name(bombing.target)
-    _note(state, event.seq, type="bombing_result", team=defender.id, order=order.id, label=order.label(), square=name, result=result)
+    _note(
+        state,
+        event.seq,
+        type="bombing_result",
+        team=defender.id,
+        order=order.id,
+        label=order.label(),
+        square=name,
+        result=result,
+    )
     if result == "hit":
         defender.hits.add(bombing.target)
         defender.shots[name] = "hit"
@@ -688,7 +835,7 @@ def _pause(state: State, event: Event, role: Role) -> None:
     _require(role, "referee")
     rnd = _airborne(state)
     if not rnd.timer.running:
-        raise IllegalAction(Msg('the clock is already paused'))
+        raise IllegalAction(Msg("the clock is already paused"))
     rnd.timer.remaining = rnd.timer.left(event.at)
     rnd.timer.deadline = None
     _note(state, event.seq, type="timer", running=False, remaining=rnd.timer.remaining)
@@ -700,7 +847,7 @@ def _resume(state: State, event: Event, role: Role) -> None:
     _require(role, "referee")
     rnd = _airborne(state)
     if rnd.timer.running:
-        raise IllegalAction(Msg('the clock is already running'))
+        raise IllegalAction(Msg("the clock is already running"))
     rnd.timer.deadline = event.at + (rnd.timer.remaining or 0.0)
     rnd.timer.remaining = None
     _note(state, event.seq, type="timer", running=True, deadline=rnd.timer.deadline)
@@ -714,12 +861,19 @@ def _adjust(state: State, event: Event, role: Role) -> None:
     delta = f.number("seconds", low=-3600, high=3600)
     left = rnd.timer.left(event.at)
     if left + delta < 0:
-        raise IllegalAction(Msg('only {left:.0f} s are left: end the round instead', left=left))
+        raise IllegalAction(Msg("only {left:.0f} s are left: end the round instead", left=left))
     if rnd.timer.deadline is not None:
         rnd.timer.deadline += delta
     else:
         rnd.timer.remaining = left + delta
-    _note(state, event.seq, type="timer", running=rnd.timer.running, deadline=rnd.timer.deadline, remaining=rnd.timer.remaining)
+    _note(
+        state,
+        event.seq,
+        type="timer",
+        running=rnd.timer.running,
+        deadline=rnd.timer.deadline,
+        remaining=rnd.timer.remaining,
+    )
 
 
 @handler("end_round")
@@ -742,7 +896,9 @@ def _end_round(state: State, event: Event, role: Role) -> None:
     _note(state, event.seq, type="round_ended", round=rnd.number)
     _check_fleets(state, event.seq, event.at, round_closed=True)
     if state.phase == "playing" and state.ruleset.round_limit and rnd.number >= state.ruleset.round_limit:
-        _decide_by_tie_breaks(state, "round_limit", event.seq, Msg("the limit of {rounds} rounds is reached", rounds=rnd.number), event.at)
+        _decide_by_tie_breaks(
+            state, "round_limit", event.seq, Msg("the limit of {rounds} rounds is reached", rounds=rnd.number), event.at
+        )
     if state.phase == "playing":
         state.rounds.append(Round(rnd.number + 1, Timer(state.round_seconds)))
 
@@ -753,7 +909,7 @@ def _surrender(state: State, event: Event, role: Role) -> None:
     team = _team_field(f)
     _require(role, "referee", "team", team=team)
     if state.phase == "over":
-        raise GameOver(Msg('the game is over'))
+        raise GameOver(Msg("the game is over"))
     _end(state, other(team), "surrender", Msg("{team} surrendered", team=state.teams[team].name), event.seq, event.at)
 
 
@@ -764,8 +920,15 @@ def _forfeit(state: State, event: Event, role: Role) -> None:
     reason = f.text("reason", limit=300)
     _require(role, "referee")
     if state.phase == "over":
-        raise GameOver(Msg('the game is over'))
-    _end(state, other(team), "forfeit", Msg("{team} forfeits: {reason}", team=state.teams[team].name, reason=reason), event.seq, event.at)
+        raise GameOver(Msg("the game is over"))
+    _end(
+        state,
+        other(team),
+        "forfeit",
+        Msg("{team} forfeits: {reason}", team=state.teams[team].name, reason=reason),
+        event.seq,
+        event.at,
+    )
 
 
 @handler("end_game")
@@ -774,9 +937,9 @@ def _end_game(state: State, event: Event, role: Role) -> None:
     reason = f.text("reason", optional=True, limit=300) or Msg("the referee ended the game")
     _require(role, "referee")
     if state.phase == "over":
-        raise GameOver(Msg('the game is over'))
+        raise GameOver(Msg("the game is over"))
     if state.phase == "setup":
-        raise IllegalAction(Msg('the game has not started: there is nothing to score'))
+        raise IllegalAction(Msg("the game has not started: there is nothing to score"))
     _decide_by_tie_breaks(state, "referee_ended", event.seq, reason, event.at)
 
 
@@ -790,9 +953,9 @@ def _void(state: State, event: Event, role: Role) -> None:
     if target == 1:
         raise IllegalAction(Msg("the game's creation cannot be voided; start a new game instead"))
     if target >= event.seq or target > len(state.log):
-        raise IllegalAction(Msg('there is no event {target} to void', target=target))
+        raise IllegalAction(Msg("there is no event {target} to void", target=target))
     if target in effective_voids(state.log):
-        raise IllegalAction(Msg('event {target} is already void', target=target))
+        raise IllegalAction(Msg("event {target} is already void", target=target))
     fresh = ENGINE.recompute(state.log + (event,))
     fresh.voided = effective_voids(fresh.log)
     state.__dict__.update(fresh.__dict__)
@@ -805,7 +968,11 @@ def _clone(state: State) -> State:
     # The log is an immutable tuple, the ruleset frozen, closed rounds and earlier notes are
     # never changed again: share them, so an action costs the size of the live round, not of
     # the whole game.
-    memo: dict[int, Any] = {id(state.log): state.log, id(state.ruleset): state.ruleset, id(state.ruleset_raw): state.ruleset_raw}
+    memo: dict[int, Any] = {
+        id(state.log): state.log,
+        id(state.ruleset): state.ruleset,
+        id(state.ruleset_raw): state.ruleset_raw,
+    }
     for rnd in state.rounds:
         if rnd.phase == "closed":
             memo[id(rnd)] = rnd
@@ -816,7 +983,7 @@ def _clone(state: State) -> State:
 
 def _setup(event: Event) -> State:
     if Role.from_str(event.by).kind != "referee":
-        raise NotYourTurn(Msg('only the referee creates a game'))
+        raise NotYourTurn(Msg("only the referee creates a game"))
     state = _setup_game(event.data)
     _note(state, 1, type="game_created")
     return state
@@ -846,12 +1013,16 @@ ENGINE = Engine(
 )
 
 
-def create(action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None) -> tuple[State, list[Event]]:
+def create(
+    action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None
+) -> tuple[State, list[Event]]:
     """Start a game from a create_game action; return the state and its first event."""
     return ENGINE.create(action, at=at, by=by, seed=seed)
 
 
-def apply(state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None, seed: int | None = None) -> tuple[State, list[Event]]:
+def apply(
+    state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None, seed: int | None = None
+) -> tuple[State, list[Event]]:
     """Check an action by a role at a time; return the new state and the events it adds."""
     return ENGINE.apply(state, action, at=at, by=by, version=version, seed=seed)
 

@@ -51,7 +51,17 @@ def _shoot_down(state: State, order: Order, holder_team: str, holder: str, seq: 
     order.shot_down_by = holder
     rnd = state.rounds[order.round - 1]
     state.trophies.append(Trophy(order.team, order.kind, holder_team, holder, rnd.number, order.id))
-    _note(state, seq, type="shot_down", team=order.team, order=order.id, label=order.label(), kind=order.kind, by=holder, by_team=holder_team)
+    _note(
+        state,
+        seq,
+        type="shot_down",
+        team=order.team,
+        order=order.id,
+        label=order.label(),
+        kind=order.kind,
+        by=holder,
+        by_team=holder_team,
+    )
 
 
 def _after_corridor(state: State, rnd: Round, corridor: str, seq: int) -> None:
@@ -63,9 +73,27 @@ def _after_corridor(state: State, rnd: Round, corridor: str, seq: int) -> None:
             continue
         if order.kind == BOMBER:
             order.status = "bombing"
-            _note(state, seq, type="through", team=order.team, order=order.id, label=order.label(), corridor=corridor, kind=BOMBER)
+            _note(
+                state,
+                seq,
+                type="through",
+                team=order.team,
+                order=order.id,
+                label=order.label(),
+                corridor=corridor,
+                kind=BOMBER,
+            )
         else:
-            _note(state, seq, type="through", team=order.team, order=order.id, label=order.label(), corridor=corridor, kind=FIGHTER)
+            _note(
+                state,
+                seq,
+                type="through",
+                team=order.team,
+                order=order.id,
+                label=order.label(),
+                corridor=corridor,
+                kind=FIGHTER,
+            )
             _land(state, order, seq)
 
 
@@ -80,7 +108,17 @@ def _sink_if_done(state: State, team: Team, ship: Ship, seq: int) -> bool:
     grid = state.grid(team.id)
     for s in ship.squares:
         team.shots[grid.square_name(s)] = "sunk"
-    _note(state, seq, type="sunk", team=team.id, ship=ship.id, kind=ship.kind, squares=sorted(grid.square_name(s) for s in ship.squares), fighters_lost=lost[FIGHTER], bombers_lost=lost[BOMBER])
+    _note(
+        state,
+        seq,
+        type="sunk",
+        team=team.id,
+        ship=ship.id,
+        kind=ship.kind,
+        squares=sorted(grid.square_name(s) for s in ship.squares),
+        fighters_lost=lost[FIGHTER],
+        bombers_lost=lost[BOMBER],
+    )
     return True
 
 
@@ -91,7 +129,10 @@ def ledger(state: State, team_id: str) -> dict[str, dict[str, int]]:
     for kind in PLANE_KINDS:
         on_ships = sum(stock[kind] for stock in team.stock.values())
         in_air = sum(
-            1 for rnd in state.rounds for o in rnd.orders.values() if o.team == team_id and o.kind == kind and o.status in IN_AIR
+            1
+            for rnd in state.rounds
+            for o in rnd.orders.values()
+            if o.team == team_id and o.kind == kind and o.status in IN_AIR
         )
         trophies = sum(1 for t in state.trophies if t.plane_team == team_id and t.kind == kind)
         rows[kind] = {
@@ -129,7 +170,21 @@ def _decide_by_tie_breaks(state: State, reason: str, seq: int, detail: str, at: 
             what = Msg("more trophies")
         if a != b:
             winner = "A" if a > b else "B"
-            _end(state, winner, reason, Msg("{detail}; {team} has {what} ({high} to {low})", detail=detail, team=state.teams[winner].name, what=what, high=max(a, b), low=min(a, b)), seq, at)
+            _end(
+                state,
+                winner,
+                reason,
+                Msg(
+                    "{detail}; {team} has {what} ({high} to {low})",
+                    detail=detail,
+                    team=state.teams[winner].name,
+                    what=what,
+                    high=max(a, b),
+                    low=min(a, b),
+                ),
+                seq,
+                at,
+            )
             return
     _end(state, None, reason, Msg("{detail}; a draw", detail=detail), seq, at)
 

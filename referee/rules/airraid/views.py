@@ -39,8 +39,18 @@ def order_options(state: State, team: str) -> JSON:
     labels = ship_labels(state.ruleset.sea, t.ships)
     ships = []
     for ship in t.afloat():
-        used = {k: sum(1 for o in rnd.orders.values() if o.team == team and o.ship == ship.id and o.kind == k) for k in PLANE_KINDS}
-        ships.append({"ship": ship.id, "name": labels[ship.id], "kind": ship.kind, **{k: t.stock[ship.id][k] - used[k] for k in PLANE_KINDS}})
+        used = {
+            k: sum(1 for o in rnd.orders.values() if o.team == team and o.ship == ship.id and o.kind == k)
+            for k in PLANE_KINDS
+        }
+        ships.append(
+            {
+                "ship": ship.id,
+                "name": labels[ship.id],
+                "kind": ship.kind,
+                **{k: t.stock[ship.id][k] - used[k] for k in PLANE_KINDS},
+            }
+        )
     corridors = []
     for c in state.ruleset.corridors:
         taken = sorted(o.position for o in rnd.orders.values() if o.team == team and o.corridor == c)
@@ -73,7 +83,17 @@ def legal_actions(state: State, role: Role) -> list[JSON]:
         acts.append({"type": "surrender", "team": t})
     if rnd.phase == "planning":
         for t in teams:
-            acts.append({"type": "set_defender", "team": t, "options": [p for p in state.teams[t].players if not any(o.pilot == p and o.team == t for o in rnd.orders.values())]})
+            acts.append(
+                {
+                    "type": "set_defender",
+                    "team": t,
+                    "options": [
+                        p
+                        for p in state.teams[t].players
+                        if not any(o.pilot == p and o.team == t for o in rnd.orders.values())
+                    ],
+                }
+            )
             acts.append({"type": "add_order", "team": t, "options": order_options(state, t)})
             acts.extend({"type": "remove_order", "order": o.id} for o in rnd.orders.values() if o.team == t)
         if is_ref and all(t in rnd.defenders for t in TEAMS):
@@ -82,7 +102,13 @@ def legal_actions(state: State, role: Role) -> list[JSON]:
         for m in due_dogfights(state):
             if is_ref or (role.kind == "pilot" and role.subject in (m.a, m.b)):
                 key = duel_key(m.corridor, m.a, m.b)
-                kind = "confirm_dogfight" if rnd.reports.get(key) and key not in rnd.conflicts and (is_ref or rnd.reports[key][0].by != role.to_str()) else "report_dogfight"
+                kind = (
+                    "confirm_dogfight"
+                    if rnd.reports.get(key)
+                    and key not in rnd.conflicts
+                    and (is_ref or rnd.reports[key][0].by != role.to_str())
+                    else "report_dogfight"
+                )
                 acts.append({"type": kind, "a": m.a, "b": m.b})
                 if kind == "confirm_dogfight":
                     acts.append({"type": "report_dogfight", "a": m.a, "b": m.b})
@@ -117,7 +143,11 @@ def _public_team(state: State, team_id: str) -> JSON:
     t = state.teams[team_id]
     grid = state.grid(team_id)
     led = ledger(state, team_id)
-    sunk = [{"ship": s, "kind": t.ship(s).kind if t.ship(s) else "", "squares": sorted(grid.square_name(q) for q in t.ship(s).squares)} for s in t.sunk if t.ship(s)]  # type: ignore[union-attr]
+    sunk_ships = [ship for ship in (t.ship(s) for s in t.sunk) if ship is not None]
+    sunk = [
+        {"ship": ship.id, "kind": ship.kind, "squares": sorted(grid.square_name(q) for q in ship.squares)}
+        for ship in sunk_ships
+    ]
     return {
         "id": team_id,
         "name": t.name,
@@ -137,7 +167,16 @@ def _public_team(state: State, team_id: str) -> JSON:
 
 def _order_view(state: State, order: Order, full: bool = True) -> JSON:
     grid = state.grid(other(order.team))
-    data: JSON = {"id": order.id, "team": order.team, "label": order.label(), "round": order.round, "kind": order.kind, "corridor": order.corridor, "position": order.position, "status": order.status}
+    data: JSON = {
+        "id": order.id,
+        "team": order.team,
+        "label": order.label(),
+        "round": order.round,
+        "kind": order.kind,
+        "corridor": order.corridor,
+        "position": order.position,
+        "status": order.status,
+    }
     if full:
         labels = ship_labels(state.ruleset.sea, state.teams[order.team].ships)
         data.update(
@@ -173,10 +212,38 @@ def _next_meeting(state: State, order: Order) -> JSON | None:
 
 
 def _duel_view(d: DuelResult, rnd: Round) -> JSON:
-    return {"corridor": d.corridor, "a": d.a, "b": d.b, "a_label": rnd.orders[d.a].label(), "b_label": rnd.orders[d.b].label(), "throws": [t.to_dict() for t in d.throws], "choice": d.choice, "passed": d.passed, "shot_down": d.shot_down, "by": d.by}
+    return {
+        "corridor": d.corridor,
+        "a": d.a,
+        "b": d.b,
+        "a_label": rnd.orders[d.a].label(),
+        "b_label": rnd.orders[d.b].label(),
+        "throws": [t.to_dict() for t in d.throws],
+        "choice": d.choice,
+        "passed": d.passed,
+        "shot_down": d.shot_down,
+        "by": d.by,
+    }
 
 
-PUBLIC_NOTES = {"game_created", "game_started", "sea_locked", "round_started", "round_ended", "dogfight", "shot_down", "through", "bombing", "bombing_result", "hit", "sunk", "game_over", "timer", "voided", "void"}
+PUBLIC_NOTES = {
+    "game_created",
+    "game_started",
+    "sea_locked",
+    "round_started",
+    "round_ended",
+    "dogfight",
+    "shot_down",
+    "through",
+    "bombing",
+    "bombing_result",
+    "hit",
+    "sunk",
+    "game_over",
+    "timer",
+    "voided",
+    "void",
+}
 
 
 def _note_view(state: State, note: JSON, role: Role) -> JSON | None:
@@ -212,7 +279,14 @@ def _log_view(state: State, role: Role, limit: int | None) -> list[JSON]:
             break
         notes = [n for n in (_note_view(state, n, role) for n in state.notes.get(event.seq, [])) if n]
         if role.kind == "referee":
-            rows.append({**event.to_dict(), "notes": notes, "voided": state.voided.get(event.seq), "skipped": state.skipped.get(event.seq)})
+            rows.append(
+                {
+                    **event.to_dict(),
+                    "notes": notes,
+                    "voided": state.voided.get(event.seq),
+                    "skipped": state.skipped.get(event.seq),
+                }
+            )
         elif notes:
             rows.append({"seq": event.seq, "kind": event.kind, "at": event.at, "notes": notes})
     rows.reverse()
@@ -223,9 +297,24 @@ def _sea_view(state: State, team_id: str, reveal: bool) -> JSON:
     t = state.teams[team_id]
     grid = state.grid(team_id)
     labels = ship_labels(state.ruleset.sea, t.ships)
-    data: JSON = {"size": t.size, "columns": grid.column_labels(), "rows": grid.row_labels(), "hits": sorted(grid.square_name(s) for s in t.hits), "shots": dict(sorted(t.shots.items()))}
+    data: JSON = {
+        "size": t.size,
+        "columns": grid.column_labels(),
+        "rows": grid.row_labels(),
+        "hits": sorted(grid.square_name(s) for s in t.hits),
+        "shots": dict(sorted(t.shots.items())),
+    }
     if reveal:
-        data["ships"] = [{**s.to_dict(grid), "name": labels[s.id], "sunk": s.id in t.sunk, "fighters": t.stock.get(s.id, {}).get(FIGHTER, 0), "bombers": t.stock.get(s.id, {}).get(BOMBER, 0)} for s in t.ships]
+        data["ships"] = [
+            {
+                **s.to_dict(grid),
+                "name": labels[s.id],
+                "sunk": s.id in t.sunk,
+                "fighters": t.stock.get(s.id, {}).get(FIGHTER, 0),
+                "bombers": t.stock.get(s.id, {}).get(BOMBER, 0),
+            }
+            for s in t.ships
+        ]
         data["fleet"] = list(t.fleet)
     return data
 
@@ -239,7 +328,12 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
         "version": state.version,
         "phase": state.phase,
         "role": role.to_str(),
-        "ruleset": {"id": state.ruleset.id, "name": state.ruleset.name, "corridors": list(state.ruleset.corridors), "corridor_limit": state.ruleset.corridor_limit},
+        "ruleset": {
+            "id": state.ruleset.id,
+            "name": state.ruleset.name,
+            "corridors": list(state.ruleset.corridors),
+            "corridor_limit": state.ruleset.corridor_limit,
+        },
         "round": _timer_view(rnd, now),
         "teams": {t: _public_team(state, t) for t in TEAMS},
         "outcome": encode(state.outcome) if state.outcome else None,
@@ -253,13 +347,33 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
         view["defenders"] = dict(rnd.defenders) if rnd else {}
         view["orders"] = [_order_view(state, o) for o in rnd.orders.values()] if rnd else []
         view["corridors"] = [
-            {"corridor": b.corridor, "a": [_order_view(state, o) for o in b.a_planes], "b": [_order_view(state, o) for o in b.b_planes], "meetings": [encode(m) for m in b.meetings], "through": b.through}
+            {
+                "corridor": b.corridor,
+                "a": [_order_view(state, o) for o in b.a_planes],
+                "b": [_order_view(state, o) for o in b.b_planes],
+                "meetings": [encode(m) for m in b.meetings],
+                "through": b.through,
+            }
             for b in corridor_boards(state)
         ]
         view["duels"] = [_duel_view(d, rnd) for d in rnd.duels.values()] if rnd else []
-        view["reports"] = {k: [{"by": r.by, "seq": r.seq, "result": _duel_view(r.result, rnd)} for r in v] for k, v in rnd.reports.items()} if rnd else {}
+        view["reports"] = (
+            {
+                k: [{"by": r.by, "seq": r.seq, "result": _duel_view(r.result, rnd)} for r in v]
+                for k, v in rnd.reports.items()
+            }
+            if rnd
+            else {}
+        )
         view["conflicts"] = sorted(rnd.conflicts) if rnd else []
-        view["bombings"] = [{**encode(b), "target": state.grid(other(rnd.orders[b.order].team)).square_name(b.target)} for b in rnd.bombings.values()] if rnd else []
+        view["bombings"] = (
+            [
+                {**encode(b), "target": state.grid(other(rnd.orders[b.order].team)).square_name(b.target)}
+                for b in rnd.bombings.values()
+            ]
+            if rnd
+            else []
+        )
         view["ledger"] = {t: ledger(state, t) for t in TEAMS}
         view["trophies"] = [encode(t) for t in state.trophies]
         view["log"] = _log_view(state, role, log_limit)
@@ -268,22 +382,33 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
     if role.kind == "team":
         team = role.subject
         if team not in TEAMS:
-            raise MalformedAction(Msg('no team {team!r}', team=team))
+            raise MalformedAction(Msg("no team {team!r}", team=team))
         enemy = other(team)
         view["team"] = team
         view["players"] = state.teams[team].players
-        view["fleet_kinds"] = {k: {"name": v.name, "names": dict(v.names), "shape": v.shape.to_text()} for k, v in state.ruleset.sea.kinds.items()}
+        view["fleet_kinds"] = {
+            k: {"name": v.name, "names": dict(v.names), "shape": v.shape.to_text()}
+            for k, v in state.ruleset.sea.kinds.items()
+        }
         view["sea"] = _sea_view(state, team, True)
         view["enemy_sea"] = _sea_view(state, enemy, over)
         view["defender"] = rnd.defenders.get(team) if rnd else None
         mine = [o for r in state.rounds for o in r.orders.values() if o.team == team]
-        view["orders"] = [{**_order_view(state, o), "next": _next_meeting(state, o)} for o in mine if rnd and o.round == rnd.number]
+        view["orders"] = [
+            {**_order_view(state, o), "next": _next_meeting(state, o)} for o in mine if rnd and o.round == rnd.number
+        ]
         view["past_orders"] = [_order_view(state, o) for o in mine if rnd and o.round != rnd.number]
         view["options"] = order_options(state, team)
         rb = rnd.bombings if rnd else {}
         view["bombers_at_base"] = [
-            {"order": o.id, "label": o.label(), "corridor": o.corridor, "pilot": o.pilot, "answer": rb[o.id].answer if o.id in rb else None,
-             "target": state.grid(team).square_name(o.target) if o.id in rb and o.target else None}
+            {
+                "order": o.id,
+                "label": o.label(),
+                "corridor": o.corridor,
+                "pilot": o.pilot,
+                "answer": rb[o.id].answer if o.id in rb else None,
+                "target": state.grid(team).square_name(o.target) if o.id in rb and o.target else None,
+            }
             for o in waiting_bombers(state, team)
         ]
         view["ledger"] = ledger(state, team)
@@ -303,4 +428,4 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
         view["bombing"] = {"answer": bombing.answer, "result": bombing.result} if bombing else None
         view["legal"] = legal_actions(state, role)
         return view
-    raise MalformedAction(Msg('no view for role {to_str!r}', to_str=role.to_str()))
+    raise MalformedAction(Msg("no view for role {to_str!r}", to_str=role.to_str()))

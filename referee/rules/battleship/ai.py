@@ -157,9 +157,7 @@ class _Board:
 
 def _kind_key(rules: SeaRules, fleet: Sequence[str]) -> tuple[tuple[str, tuple[Cells, ...]], ...]:
     """Return the hashable description of the fleet's kinds that compiles a board."""
-    return tuple(
-        (k, tuple(rules.kinds[k].shape.orientations(rules.mirror))) for k in sorted(set(fleet))
-    )
+    return tuple((k, tuple(rules.kinds[k].shape.orientations(rules.mirror))) for k in sorted(set(fleet)))
 
 
 @lru_cache(maxsize=32)
@@ -224,7 +222,7 @@ class _Knowledge:
             for bit in board.bits(self.hits):
                 for d in (w + 1, w - 1, -w + 1, -w - 1):
                     j = bit + d
-                    if 0 <= j and (board.real >> j) & 1 and abs((j % w) - (bit % w)) == 1:
+                    if j >= 0 and (board.real >> j) & 1 and abs((j % w) - (bit % w)) == 1:
                         self.water |= 1 << j
             for _, mask in self.sunk:
                 self.water |= board.halo(mask) & ~mask
@@ -384,7 +382,9 @@ def _sampled_scores(board: _Board, know: _Knowledge, rng: random.Random, samples
             spots = [
                 s
                 for s in board.kinds[kind].spots
-                if s & mask == mask and s & allowed == s and s & ~know.shot
+                if s & mask == mask
+                and s & allowed == s
+                and s & ~know.shot
                 and (know.touching or board.halo(s) & hits & ~s == 0)
             ]
             if spots:
@@ -404,7 +404,7 @@ def _sampled_scores(board: _Board, know: _Knowledge, rng: random.Random, samples
         placed: list[int] = []
         covered = 0
         dead = False
-        for (mask, _), per_kind in zip(groups, options):
+        for (mask, _), per_kind in zip(groups, options, strict=False):
             if mask & covered == mask:
                 continue
             choices = []
@@ -457,7 +457,7 @@ def _draw(kind: _Kind, free: int, randrange: Callable[[int], int]) -> tuple[int,
     """Draw one spot of a kind uniformly among those inside `free`; return it and their number."""
     starts = []
     total = 0
-    for offsets, shape, corners, _ in kind.orients:
+    for offsets, _shape, corners, _ in kind.orients:
         s = corners
         for d in offsets:
             s &= free >> d
@@ -467,7 +467,7 @@ def _draw(kind: _Kind, free: int, randrange: Callable[[int], int]) -> tuple[int,
     if not total:
         return 0, 0
     r = randrange(total)
-    for (_, shape, _, corner_list), s in zip(kind.orients, starts):
+    for (_, shape, _, corner_list), s in zip(kind.orients, starts, strict=True):
         c = s.bit_count()
         if r >= c:
             r -= c
@@ -559,7 +559,7 @@ def _chain_scores(board: _Board, know: _Knowledge, rng: random.Random, samples: 
     def sink_cost(ki: int, times: list[int]) -> int:
         want = sorted(sunk_told[ki])
         want += [never] * (len(times) - len(want))
-        return 2 * sum(a != b for a, b in zip(sorted(times), want))
+        return 2 * sum(a != b for a, b in zip(sorted(times), want, strict=False))
 
     def clash(a: int, b: int) -> int:
         return 3 if a & (b if touching else halo(b)) else 0
@@ -574,12 +574,12 @@ def _chain_scores(board: _Board, know: _Knowledge, rng: random.Random, samples: 
     for _ in range(CHAINS):
         fleet = [spots[ki][randrange(len(spots[ki]))] for ki in kind_of]
         counts = [[0] * len(masks) for _ in kinds]
-        for spot, ki in zip(fleet, kind_of):
+        for spot, ki in zip(fleet, kind_of, strict=True):
             row = counts[ki]
             for t in span:
                 row[t] += (spot & masks[t]).bit_count()
         times = [sinks(spot) for spot in fleet]
-        e = sum(abs(a - b) for ki in range(len(kinds)) for a, b in zip(counts[ki], told[ki]))
+        e = sum(abs(a - b) for ki in range(len(kinds)) for a, b in zip(counts[ki], told[ki], strict=False))
         e += sum(sink_cost(ki, [times[j] for j in same_kind[ki]]) for ki in range(len(kinds)))
         e += sum(clash(fleet[a], fleet[b]) for a in range(n_ships) for b in range(a + 1, n_ships))
         for step in range(steps):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..engine import SEED, Engine, Fields, Rules, chance
 from ..errors import (
@@ -158,8 +159,8 @@ def _fire(state: State, event: Event, role: Role) -> None:
         raise NotYourTurn(Msg("it is {name}'s turn", name=state.players[other(player)].name))
     grid = state.grid()
     raw = data.get("squares")
-    if not isinstance(raw, list) or not raw or len(raw) > grid.size ** 2:
-        raise MalformedAction(Msg("squares must list the squares called, like [\"C4\"]"))
+    if not isinstance(raw, list) or not raw or len(raw) > grid.size**2:
+        raise MalformedAction(Msg('squares must list the squares called, like ["C4"]'))
     squares = [grid.parse_square(s) for s in raw]
     due = shots_due(state)
     if len(squares) != due:
@@ -182,7 +183,9 @@ def _fire(state: State, event: Event, role: Role) -> None:
     state.turns += 1
     state.last = player
     if not target.afloat():
-        _end(state, player, "fleet_sunk", Msg("{name} sank the whole fleet", name=state.players[player].name), event.seq)
+        _end(
+            state, player, "fleet_sunk", Msg("{name} sank the whole fleet", name=state.players[player].name), event.seq
+        )
         return
     state.turn = player if state.ruleset.again_on_hit and volley.hits else other(player)
 
@@ -196,7 +199,11 @@ def _forfeit(state: State, event: Event, role: Role) -> None:
         raise MalformedAction(Msg("reason is text of at most 300 characters"))
     name = state.players[player].name
     if role.kind == "referee":
-        detail = Msg("{name} forfeits: {reason}", name=name, reason=reason.strip()) if reason.strip() else Msg("{name} forfeits", name=name)
+        detail = (
+            Msg("{name} forfeits: {reason}", name=name, reason=reason.strip())
+            if reason.strip()
+            else Msg("{name} forfeits", name=name)
+        )
         _end(state, other(player), "forfeit", detail, event.seq)
     else:
         _end(state, other(player), "resigned", Msg("{name} resigned", name=name), event.seq)
@@ -241,7 +248,9 @@ def _computer_move(state: State, event: Event, role: Role) -> Mapping[str, Any]:
         move = {"squares": data["squares"]}
     else:
         assert side.computer is not None
-        squares = ai.choose_shots(grid, rs.sea, rs.fleet, volleys_of(state, player), shots_due(state), chance(event), side.computer)
+        squares = ai.choose_shots(
+            grid, rs.sea, rs.fleet, volleys_of(state, player), shots_due(state), chance(event), side.computer
+        )
         move = {"squares": [grid.square_name(s) for s in squares]}
     _fire(state, Event(event.seq, "fire", {"player": player, **move}, event.at, event.by), role)
     return move
@@ -266,14 +275,29 @@ def _clone(state: State) -> State:
     # Ships, volleys, squares and the ruleset are immutable: copying the lists that hold them
     # is enough, and keeps an action cheap however long the game (a deepcopy cost ~40 ms late on).
     players = {
-        p: dataclasses.replace(side, ships=list(side.ships), shot_at=list(side.shot_at), marked=list(side.marked), sunk=list(side.sunk), volleys=list(side.volleys))
+        p: dataclasses.replace(
+            side,
+            ships=list(side.ships),
+            shot_at=list(side.shot_at),
+            marked=list(side.marked),
+            sunk=list(side.sunk),
+            volleys=list(side.volleys),
+        )
         for p, side in state.players.items()
     }
     return dataclasses.replace(state, players=players)
 
 
 ENGINE = Engine(
-    Rules(mode=MODE, setup=_setup_game, handlers=HANDLERS, clone=_clone, chance=CHANCE, bindings=BINDINGS, written=BINDINGS)
+    Rules(
+        mode=MODE,
+        setup=_setup_game,
+        handlers=HANDLERS,
+        clone=_clone,
+        chance=CHANCE,
+        bindings=BINDINGS,
+        written=BINDINGS,
+    )
 )
 
 
@@ -282,12 +306,16 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
     return Event.from_dict(data)
 
 
-def create(action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None) -> tuple[State, list[Event]]:
+def create(
+    action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None
+) -> tuple[State, list[Event]]:
     """Start a game from a create_game action; return the state and its first event."""
     return ENGINE.create(action, at=at, by=by, seed=seed)
 
 
-def apply(state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None, seed: int | None = None) -> tuple[State, list[Event]]:
+def apply(
+    state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None, seed: int | None = None
+) -> tuple[State, list[Event]]:
     """Check an action by a role at a time; return the new state and the events it adds.
 
     `version` (also accepted inside the action) is the state version the actor saw: an action

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..errors import (
     IllegalAction,
@@ -92,10 +93,17 @@ class BattleshipRuleset:
         rows, cols = grid.row_labels(), grid.column_labels()
         sizes = ", ".join(str(self.sea.kinds[k].shape.size) for k in self.fleet)
         shots = "one shot per turn" if self.shots_per_turn == "one" else "one shot per ship afloat"
-        report = {"named": "hit names the ship", "hit_miss_sunk": "hit/miss/sunk", "totals": "salvo totals"}[self.report]
-        house = f" (house rule per shot: {self.per_shot_report}{', on' if self.per_shot else ', off'})" if self.per_shot_report else ""
+        report = {"named": "hit names the ship", "hit_miss_sunk": "hit/miss/sunk", "totals": "salvo totals"}[
+            self.report
+        ]
+        house = (
+            f" (house rule per shot: {self.per_shot_report}{', on' if self.per_shot else ', off'})"
+            if self.per_shot_report
+            else ""
+        )
         return (
-            f"{self.name} ({self.id}): {self.size}×{self.size} sea, rows {rows[0]}–{rows[-1]}, columns {cols[0]}–{cols[-1]}; "
+            f"{self.name} ({self.id}): {self.size}×{self.size} sea, "
+            f"rows {rows[0]}–{rows[-1]}, columns {cols[0]}–{cols[-1]}; "
             f"fleet of {len(self.fleet)} ({sizes}); ships {'may' if self.sea.touching else 'may not'} touch; "
             f"{'straight ships only' if self.sea.straight else 'shapes'}; {shots}; {report}{house}; "
             f"{'a hit shoots again' if self.again_on_hit else 'turns alternate'}"
@@ -169,7 +177,6 @@ def battleship_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> 
         per_shot_report=per_shot_report,
         raw=data,
     )
-
 
 
 def ship_name(rs: BattleshipRuleset, kind_id: str) -> Name:

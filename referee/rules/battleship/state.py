@@ -87,7 +87,7 @@ def shots_due(state: State) -> int:
     if state.phase != "playing" or state.turn is None:
         return 0
     shooter, target = state.players[state.turn], state.players[other(state.turn)]
-    free = state.ruleset.size ** 2 - len(target.closed())
+    free = state.ruleset.size**2 - len(target.closed())
     return min(state.ruleset.shots_for(len(shooter.afloat())), free)
 
 

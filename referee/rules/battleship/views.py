@@ -76,7 +76,14 @@ def _truth(state: State, owner: str) -> list[JSON]:
     for square in side.shot_at:
         ship = where.get(square)
         result = "miss" if ship is None else "sunk" if ship.id in side.sunk else "hit"
-        shots.append({"square": grid.square_name(square), "result": result, "ship": ship.kind if ship else None, "letter": ship.id if ship else None})
+        shots.append(
+            {
+                "square": grid.square_name(square),
+                "result": result,
+                "ship": ship.kind if ship else None,
+                "letter": ship.id if ship else None,
+            }
+        )
     return shots
 
 
@@ -101,7 +108,10 @@ def _board_view(state: State, owner: str, role: Role, reveal: bool) -> JSON:
         "afloat": len(side.afloat()),
     }
     if knows:
-        board["ships"] = [{**s.to_dict(grid), "name": str(labels[s.id]), "names": labels[s.id].names, "sunk": s.id in side.sunk} for s in side.ships]
+        board["ships"] = [
+            {**s.to_dict(grid), "name": str(labels[s.id]), "names": labels[s.id].names, "sunk": s.id in side.sunk}
+            for s in side.ships
+        ]
     return board
 
 

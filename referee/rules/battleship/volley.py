@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ..grid import Grid, Square
 from ..sea import Ship
@@ -19,7 +19,9 @@ def ring_of(grid: Grid, squares: Iterable[Square]) -> tuple[Square, ...]:
     return tuple(sorted(around, key=lambda s: (s.row, s.col)))
 
 
-def answer(ruleset: BattleshipRuleset, ships: Sequence[Ship], already_hit: frozenset[Square], squares: Sequence[Square]) -> Volley:
+def answer(
+    ruleset: BattleshipRuleset, ships: Sequence[Ship], already_hit: frozenset[Square], squares: Sequence[Square]
+) -> Volley:
     """Referee one volley at a fleet: return what the shooter is told under the ruleset's report rule.
 
     `already_hit` holds the squares shot at this fleet before (misses in it change nothing).
