@@ -11,6 +11,7 @@ import pytest
 from referee.rules import MODES, airraid, find_mode
 from referee.rules import battleship as bs
 from referee.rules.battleship import ai as battleship_ai
+from referee.rules.battleship import moves as battleship_moves
 from referee.rules.engine import SEED
 from referee.rules.errors import MalformedAction, StaleVersion
 from referee.rules.ruleset import ruleset_from_dict
@@ -96,8 +97,9 @@ def test_the_computer_s_move_is_chance_bound_into_its_event(monkeypatch: pytest.
     def no_thinking(*_args: Any, **_kwargs: Any) -> Any:
         raise AssertionError("a replay asked the computer to choose again")
 
-    monkeypatch.setattr(battleship_ai, "choose_shots", no_thinking)
-    monkeypatch.setattr(battleship_ai, "place_fleet", no_thinking)
+    # The moves call the computer by these names: a replay that thought again would fail here.
+    monkeypatch.setattr(battleship_moves, "choose_shots", no_thinking)
+    monkeypatch.setattr(battleship_moves, "place_fleet", no_thinking)
     assert bs.state_to_dict(bs.replay(events)) == bs.state_to_dict(state)
     # A person may not choose the computer's squares for it.
     with pytest.raises(MalformedAction, match="squares"):

@@ -21,7 +21,7 @@ from ..ruleset import (
     mode_ruleset,
 )
 from ..sea import Ship, check_fleet, ships_from_text
-from . import ai
+from .ai import choose_shots, place_fleet
 from .ruleset import (
     COIN,
     LEVELS,
@@ -240,7 +240,7 @@ def _computer_move(state: State, event: Event, role: Role) -> Mapping[str, Any]:
         if "ships" in data:
             move = {"ships": data["ships"]}
         else:
-            ships = ai.place_fleet(grid, rs.sea, rs.fleet, chance(event))
+            ships = place_fleet(grid, rs.sea, rs.fleet, chance(event))
             move = {"ships": [s.to_dict(grid) for s in ships]}
         _place_fleet(state, Event(event.seq, "place_fleet", {"player": player, **move}, event.at, event.by), role)
         return move
@@ -248,7 +248,7 @@ def _computer_move(state: State, event: Event, role: Role) -> Mapping[str, Any]:
         move = {"squares": data["squares"]}
     else:
         assert side.computer is not None
-        squares = ai.choose_shots(
+        squares = choose_shots(
             grid, rs.sea, rs.fleet, volleys_of(state, player), shots_due(state), chance(event), side.computer
         )
         move = {"squares": [grid.square_name(s) for s in squares]}
