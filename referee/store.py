@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import random
+import re
 import secrets
 import threading
 import time
@@ -143,6 +144,8 @@ class Result:
     state: Any
     version: int
     duplicate: bool = False
+    mode: str = ""
+    """The game's mode, by name (as registered)."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -270,8 +273,6 @@ def _head_revisions() -> set[str]:
 
     An empty set means "could not tell": the caller then lets Alembic decide.
     """
-    import re
-
     revisions: set[str] = set()
     parents: set[str] = set()
     for path in sorted((MIGRATIONS_DIR / "versions").glob("*.py")):
@@ -477,7 +478,7 @@ class Store:
 
         retry_busy(run)
         self._remember(gid, mode_name, state, version)
-        return Result(gid, events, state, version)
+        return Result(gid, events, state, version, mode=mode_name)
 
     def load(self, game_id: str) -> tuple[Any, int]:
         """Return (state, version) of a game: the latest snapshot plus a fold of later events."""
@@ -534,7 +535,7 @@ class Store:
                 new_state, events = mode.apply(state, action, at=at, by=by, **extra, **chance)
                 current = int(game.seq)
                 if not events:
-                    return Result(game_id, [], state, current)
+                    return Result(game_id, [], state, current, mode=str(game.mode))
                 for offset, ev in enumerate(events):
                     if ev.seq != current + 1 + offset:
                         raise BrokenMode(f"event seq {ev.seq} does not follow version {current + offset}")
@@ -560,7 +561,7 @@ class Store:
                             game_id=game_id, seq=new_version, state=_dumps(mode.state_to_dict(new_state))
                         )
                     )
-                result = Result(game_id, list(events), new_state, new_version)
+                result = Result(game_id, list(events), new_state, new_version, mode=str(game.mode))
             # Committed: only now may other threads see the new state in the cache.
             self._remember(game_id, game.mode, new_state, new_version)
             return result
@@ -587,7 +588,7 @@ class Store:
             .order_by(events_t.c.seq)
         )
         events = [self._row_to_event(mode, r) for r in rows]
-        return Result(game.id, events, state, int(game.seq), duplicate=True)
+        return Result(game.id, events, state, int(game.seq), duplicate=True, mode=str(game.mode))
 
     def events_since(self, game_id: str, seq: int) -> list[Any]:
         """Return the events of a game with seq > `seq`, in order."""

@@ -11,7 +11,7 @@ from flask_babel import force_locale  # type: ignore[import-untyped]
 
 from referee.rules import airraid
 from referee.rules.events import Role
-from referee.web import games as games_module
+from referee.web import playing as games_module
 from referee.web.extensions import socketio, store_of
 
 from .airraid_helpers import ships_json

@@ -69,6 +69,12 @@ class GameMode(Protocol):
     def next_deadline(self, state: Any) -> float | None:
         """Return when the clock must next act on the game (seconds since the epoch), or None."""
 
+    def due_action(self, state: Any, now: float) -> tuple[str, JSON] | None:
+        """Return the action the clock must take now, and as whom (its deadline has come), or None."""
+
+    def automatic(self, state: Any) -> tuple[str, JSON] | None:
+        """Return the action a player the computer plays must take now, and as whom, or None."""
+
 
 MODES: dict[str, GameMode] = {}
 """Every registered mode by name, in the order registered."""

@@ -8,7 +8,7 @@ Who is who in a game:
 - pass-and-play: one device holds both sides (device subject "AB"); its role is the player whose
   move it is (placing: the first without a fleet), so the server only ever sends that player's view;
 - against the computer, the server plays side B: its fleet at creation, its turns right after each
-  human action (`computer_moves`);
+  human action (the rules' `automatic`, played by the play service);
 - the referee (server cookie) sees everything and may record a forfeit; the projector is public.
 """
 
@@ -36,7 +36,7 @@ from referee.rules.placement import Impossible
 from referee.rules.ruleset import read_toml
 from referee.rules.sea import Ship, check_fleet
 from referee.store import ABANDONED, reading
-from referee.web import live, modes
+from referee.web import live, modes, playing
 from referee.web.auth import (
     FailureLimiter,
     Role,
@@ -54,8 +54,9 @@ from referee.web.auth import (
     set_token_cookie,
 )
 from referee.web.extensions import db, socketio
-from referee.web.games import join_token, load_any_state, qr_svg
+from referee.web.games import join_token, qr_svg
 from referee.web.i18n import current_lang, say, say_all
+from referee.web.playing import load_any_state
 
 log = logging.getLogger(__name__)
 bp = Blueprint("battleship", __name__)
@@ -141,29 +142,6 @@ def expired_message() -> str:
 # --- The computer opponent -------------------------------------------------------------------
 
 
-def computer_moves(game_id: str, state: bs.State) -> bs.State:
-    """Play the computer's turns until a person is to act; push each to every screen."""
-    for _turn in range(500):  # a whole game is at most 100 shots a side
-        player = bs.computer_due(state)
-        if player is None:
-            break
-        # The computer's choice is the rules' own, from the seed the store draws for the move.
-        action = {"type": "computer_move", "player": player}
-        try:
-            result = db.store.execute(game_id, action, at=time.time(), by=f"player:{player}")
-        except RulesError:
-            log.exception("the computer's action was refused in game %s", game_id)
-            break
-        live.push_views(game_id, result.state)
-        state = result.state
-    return state
-
-
-def after_action(game_id: str, state: bs.State) -> bs.State:
-    """After a person's action the computer plays (the friend's link needs nothing: it is single-use)."""
-    return computer_moves(game_id, state)
-
-
 modes.register(
     modes.WebMode(
         name=bs.MODE,
@@ -171,7 +149,6 @@ modes.register(
         role_in=role_in,
         view_of=view_of,
         push_roles=push_roles,
-        after_action=after_action,
     )
 )
 
@@ -264,10 +241,10 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         action["hotseat"] = True
     if body.get("per_shot") is not None:
         action["per_shot"] = bool(body.get("per_shot"))
-    result = db.store.create_game(bs.MODE, action, at=time.time(), by="player:A")
+    # The play service creates it and lets the computer place its fleet at once.
+    result = playing.play().create(bs.MODE, action, by="player:A").result
     gid = result.game_id
     devices = {HOTSEAT if opponent == "hotseat" else "A": device_token(gid, HOTSEAT if opponent == "hotseat" else "A")}
-    computer_moves(gid, result.state)
     links: dict[str, Any] = {
         "play": url_for("battleship.play_page", game_id=gid, _external=True),
         "watch": url_for("battleship.watch_page", game_id=gid, _external=True),
@@ -383,10 +360,9 @@ def rematch(game_id: str, state: bs.State, role: str) -> dict[str, Any]:
             action["computer"] = computer
         if state.hotseat:
             action["hotseat"] = True
-        created = db.store.create_game(bs.MODE, action, at=time.time(), by="player:A")
+        created = playing.play().create(bs.MODE, action, by="player:A").result
         found = created.game_id
         issue_token(db.engine, TokenKind.PROJECTOR, game_id=found, label=label)  # the marker, never handed out
-        computer_moves(found, created.state)
         # The other player's end screen offers to join (its button posts to the same route).
         for lang in current_app.config["LANGUAGES"]:
             for p in bs.PLAYERS:

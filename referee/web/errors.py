@@ -8,6 +8,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError, ServiceUnava
 
 from referee.rules.errors import MalformedAction, NotYourTurn, RulesError
 from referee.store import GameNotFound, StoreBusy
+from referee.web.i18n import say
 
 RETRY_AFTER_DEFAULT = 60
 
@@ -62,8 +63,6 @@ def handle_http_error(exc: HTTPException) -> Response:
 def handle_rules_error(exc: RulesError) -> Response:
     """A rules refusal: 400 if malformed, 403 if not this role's to take, else 409; with the core's code."""
     code = 400 if isinstance(exc, MalformedAction) else 403 if isinstance(exc, NotYourTurn) else 409
-    from referee.web.i18n import say
-
     return _render(code, exc.code, say(exc.message))
 
 

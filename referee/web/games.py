@@ -27,12 +27,11 @@ from referee.rules.events import Role as RulesRole
 from referee.rules.placement import Impossible
 from referee.rules.ruleset import airraid_ruleset_from_dict, parse_toml, read_toml, ruleset_from_dict
 from referee.rules.sea import Ship, check_fleet, random_sea
-from referee.store import GameNotFound, reading
-from referee.web import modes
+from referee.store import reading
+from referee.web import live, modes
 from referee.web.auth import (
     Role,
     TokenKind,
-    current_device_id,
     current_roles,
     current_team,
     is_server_referee,
@@ -43,7 +42,8 @@ from referee.web.auth import (
     revoke_device,
 )
 from referee.web.extensions import db
-from referee.web.i18n import current_lang, say, say_all
+from referee.web.i18n import say, say_all
+from referee.web.playing import load_any_state, role_of, run_action, view_of
 
 bp = Blueprint("games", __name__)
 devices_t = cast(Table, Device.__table__)
@@ -72,15 +72,6 @@ def role_in(game_id: str, slip: str | None = None) -> str:
     return "public"
 
 
-def load_any_state(game_id: str) -> Any:
-    """Return a game's current state, whatever its mode, or 404."""
-    try:
-        state, _version = db.store.load(game_id)
-    except GameNotFound:
-        abort(404, description=_("There is no such game."))
-    return state
-
-
 def load_state(game_id: str) -> airraid.State:
     """Return an air-raid game's current state, or 404 (also for a game of another mode)."""
     state = load_any_state(game_id)
@@ -89,15 +80,8 @@ def load_state(game_id: str) -> airraid.State:
     return state
 
 
-def role_of(game_id: str, slip: str | None, state: Any) -> str:
-    """Return this browser's role in a game of any mode."""
-    return modes.of(state).role_in(game_id, slip, state)
-
-
-def view_of(state: airraid.State, role: str, game_id: str) -> dict[str, Any]:
-    """Return a role's view, with the referee's log rows naming the device that sent each event."""
-    if not isinstance(state, airraid.State):
-        return modes.of(state).view_of(state, role, game_id)
+def airraid_view_of(state: airraid.State, role: str, game_id: str) -> dict[str, Any]:
+    """Return a role's view of an air-raid game, the referee's log rows naming the device that sent each event."""
     view: dict[str, Any] = say_all(airraid.view_for(state, RulesRole.from_str(role), now=time.time()))
     if role == "referee":
         log = view.get("log", [])
@@ -125,57 +109,6 @@ def device_names(game_id: str, seqs: list[int] | None = None) -> dict[int, str]:
 
 
 # --- Running an action -------------------------------------------------------------------------
-
-
-def run_action(game_id: str, role: str, action: Any, *, client_id: Any = None, version: Any = None) -> dict[str, Any]:
-    """Apply one action for a role, store it, push the new views; return the JSON answer."""
-    if not isinstance(action, dict):
-        raise MalformedAction("action must be a JSON object with a type")
-    if client_id is not None and (not isinstance(client_id, str) or not 1 <= len(client_id) <= 64):
-        raise MalformedAction("client_id must be text of 1 to 64 characters")
-    if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
-        raise MalformedAction("version must be a whole number")
-    if action.get("type") == "create_game":
-        raise MalformedAction("create a game with POST /api/games")
-    device = current_device_id(game_id) if role.startswith(("team:", "player:")) else None
-    result = db.store.execute(
-        game_id, action, at=time.time(), by=role, device_id=device, client_id=client_id, version=version
-    )
-    from referee.web import live
-
-    pushed = live.push_views(game_id, result.state)
-    state = result.state
-    follow = modes.of(state).after_action
-    if follow is not None and not result.duplicate:
-        state = follow(game_id, state)  # e.g. the computer's turn, which the ack's view shows too
-    # The sender's own screen usually got this very view in the push: made once, not twice.
-    view = pushed.get((role, current_lang())) if state is result.state else None
-    answer: dict[str, Any] = {
-        "ok": True,
-        "duplicate": result.duplicate,
-        "seq": result.version,
-        "events": [e.to_dict() for e in result.events],
-        "view": view if view is not None else view_of(state, role, game_id),
-    }
-    order = answered_order(result.events)
-    if order is not None:
-        answer["order"] = order
-    return answer
-
-
-# The order an action made or matched, for a script to use next without diffing views: a new
-# order's id (the caller's own), the bomber an announcement by square matched (waiting at the
-# caller's base, so in its view). Both are the event's own bound data, already in `events`.
-ORDER_FIELD = {"add_order": "id", "announce_bombing": "order"}
-
-
-def answered_order(events: list[Any]) -> str | None:
-    """Return the order id the first of an action's events made or matched, if it is of such a kind."""
-    if not events:
-        return None
-    field = ORDER_FIELD.get(events[0].kind)
-    value = events[0].data.get(field) if field else None
-    return value if isinstance(value, str) else None
 
 
 def json_body() -> dict[str, Any]:
@@ -598,8 +531,6 @@ def api_device(game_id: str, device_id: str) -> Any:
     if exists is None:
         abort(404, description=_("There is no such device in this game."))
     if request.method == "DELETE":
-        from referee.web import live
-
         revoke_device(db.engine, device_id)
         # A lost phone must stop receiving its team's sea at once, not at its next reconnect.
         live.disconnect_device(device_id)
@@ -693,7 +624,7 @@ modes.register(
         name=airraid.MODE,
         state_type=airraid.State,
         role_in=lambda game_id, slip, _state: role_in(game_id, slip),
-        view_of=view_of,
+        view_of=airraid_view_of,
         push_roles=_push_roles,
     )
 )

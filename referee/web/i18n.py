@@ -8,9 +8,10 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from flask import Blueprint, Flask, current_app, redirect, request
-from flask_babel import get_locale  # type: ignore[import-untyped]
+from flask_babel import get_locale, gettext  # type: ignore[import-untyped]
 from werkzeug.wrappers import Response
 
+from referee.rules.errors import Msg, Name, localize
 from referee.web.extensions import babel
 
 bp = Blueprint("i18n", __name__)
@@ -60,10 +61,6 @@ def current_lang() -> str:
 
 def say(message: str) -> str:
     """Translate a message of the rules core (with its values) into the request's language."""
-    from flask_babel import gettext
-
-    from referee.rules.errors import localize
-
     return localize(message, gettext, current_lang())
 
 
@@ -81,8 +78,6 @@ def say_all(value: Any) -> Any:
         return [say_all(v) for v in value]
     if kind in _PLAIN:  # Msg and Name are str subclasses, so never plain
         return value
-    from referee.rules.errors import Msg, Name
-
     if isinstance(value, Msg):
         return say(value)
     if isinstance(value, Name):

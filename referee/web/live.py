@@ -1,4 +1,4 @@
-"""Air-raid games over Socket.IO: each socket gets the view of its one role, after every change.
+"""Games of every mode over Socket.IO: each socket gets the view of its one role, after every change.
 
 Who sends what:
 - a page sends `resync {game, seq, slip?}` on every (re)connect and gets its fresh view back;
@@ -17,16 +17,21 @@ from flask import Flask, current_app, request
 from flask_babel import force_locale  # type: ignore[import-untyped]
 from flask_babel import gettext as _
 from flask_socketio import join_room, leave_room  # type: ignore[import-untyped]
+from sqlalchemy import Table, or_, select
 from werkzeug.exceptions import HTTPException
 
-from referee.rules import airraid, battleship
+from referee.models import Device, Token
+from referee.rules import battleship
 from referee.rules.errors import RulesError
-from referee.store import GameNotFound, StoreError
+from referee.store import GameNotFound, StoreError, reading
+from referee.web import modes, playing
 from referee.web.auth import current_device_id
 from referee.web.extensions import MALFORMED_EVENT, db, socketio
-from referee.web.i18n import current_lang
+from referee.web.i18n import current_lang, say
 
 log = logging.getLogger(__name__)
+devices_t = cast(Table, Device.__table__)
+tokens_t = cast(Table, Token.__table__)
 
 # sid -> (game id, role): the role is settled once, at resync, from cookies or the slip.
 _sockets: dict[str, tuple[str, str, str]] = {}
@@ -106,10 +111,15 @@ def push_views(game_id: str, state: Any, *, local: bool = False) -> dict[tuple[s
         return _push_views_now(game_id, state, local=local)
 
 
-def _push_views_now(game_id: str, state: Any, *, local: bool) -> dict[tuple[str, str], Any]:
-    from referee.web import modes
-    from referee.web.games import view_of
+class SocketPublisher:
+    """The play service's Publisher: every audience's room gets its view (`push_views`)."""
 
+    def publish(self, game_id: str, state: Any) -> dict[tuple[str, str], Any]:
+        """Push every role's fresh view of a game; return the views made, by (role, language)."""
+        return push_views(game_id, state)
+
+
+def _push_views_now(game_id: str, state: Any, *, local: bool) -> dict[tuple[str, str], Any]:
     roles = modes.of(state).push_roles(state)
     with _lock:
         # Pilots whose order was just removed or voided are no longer in the state: this
@@ -130,7 +140,7 @@ def _push_views_now(game_id: str, state: Any, *, local: bool) -> dict[tuple[str,
                 if in_use is not None and (role, lang) not in in_use:
                     continue
                 try:
-                    view: dict[str, Any] | None = view_of(state, role, game_id)
+                    view: dict[str, Any] | None = playing.view_of(state, role, game_id)
                 except RulesError:
                     view = None
                 made[(role, lang)] = view
@@ -142,8 +152,6 @@ def _push_views_now(game_id: str, state: Any, *, local: bool) -> dict[tuple[str,
 
 def _refusal(exc: Exception) -> dict[str, Any]:
     if isinstance(exc, RulesError):
-        from referee.web.i18n import say
-
         return {"ok": False, "error": exc.code, "message": say(exc.message)}
     if isinstance(exc, GameNotFound):
         return {"ok": False, "error": "not_found", "message": "There is no such game."}
@@ -177,16 +185,14 @@ class RulesErrorMalformed(RulesError):
 @socketio.on("resync")  # type: ignore[untyped-decorator]
 def on_resync(data: Any = None) -> dict[str, Any]:
     """From any page: settle this socket's role, join its room, and answer with a fresh view."""
-    from referee.web.games import load_any_state, role_of, view_of
-
     sid = request.sid  # type: ignore[attr-defined]
     too_fast = rate_limited(sid)
     if too_fast:
         return too_fast
     try:
         game_id, slip = _game_and_slip(data)
-        state = load_any_state(game_id)
-        role = role_of(game_id, slip, state)
+        state = playing.load_any_state(game_id)
+        role = playing.role_of(game_id, slip, state)
         if data.get("as") == "public":
             # A projector window in the referee's own browser asks to see only what the room may.
             role = "public"
@@ -202,7 +208,7 @@ def on_resync(data: Any = None) -> dict[str, Any]:
         if old and old != (game_id, role, lang):
             leave_room(room_of(*old))
         join_room(room_of(game_id, role, lang))
-        return {"ok": True, "seq": state.version, "view": view_of(state, role, game_id)}
+        return {"ok": True, "seq": state.version, "view": playing.view_of(state, role, game_id)}
     except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
         return _refusal(exc)
 
@@ -210,17 +216,15 @@ def on_resync(data: Any = None) -> dict[str, Any]:
 @socketio.on("action")  # type: ignore[untyped-decorator]
 def on_action(data: Any = None) -> dict[str, Any]:
     """From a team, pilot or referee page: apply one entry; the ack answers, every screen gets its view."""
-    from referee.web.games import load_any_state, role_of, run_action
-
     too_fast = rate_limited(request.sid)  # type: ignore[attr-defined]
     if too_fast:
         return too_fast
     try:
         game_id, slip = _game_and_slip(data)
-        role = role_of(game_id, slip, load_any_state(game_id))
+        role = playing.role_of(game_id, slip, playing.load_any_state(game_id))
         if role == "public":
             return {"ok": False, "error": "forbidden", "message": "Watchers cannot act. Join a team or open your slip."}
-        return run_action(
+        return playing.run_action(
             game_id, role, data.get("action"), client_id=data.get("client_id"), version=data.get("version")
         )
     except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
@@ -271,17 +275,10 @@ def disconnect_revoked(app: Flask) -> int:
     several processes, each one finds its own sockets of revoked phones here (the round clock
     calls it every few seconds).
     """
-    from sqlalchemy import Table, or_, select
-
-    from referee.models import Device, Token
-    from referee.store import reading
-
     with _lock:
         devices = sorted(set(_devices.values()))
     if not devices:
         return 0
-    devices_t = cast(Table, Device.__table__)
-    tokens_t = cast(Table, Token.__table__)
     with app.app_context(), reading(db.engine) as conn:
         revoked = (
             conn.execute(
@@ -299,40 +296,12 @@ def disconnect_revoked(app: Flask) -> int:
 
 
 def end_rounds_on_time(app: Flask, now: float | None = None) -> list[str]:
-    """End every round whose deadline has passed; return the games whose round ended.
+    """Take every action a clock must take now (a round at 0:00, in every mode); return those games.
 
-    Only games whose stored deadline has come are loaded (games.deadline, kept by the store from
-    each state), so games without a timer cost nothing here. Every process runs this; the state
-    version makes the end of a round happen once: a second attempt finds no round in the air and
-    is refused.
+    The play service's `tick`: only games whose stored deadline has come are loaded.
     """
-    ended: list[str] = []
-    now = time.time() if now is None else now
     with app.app_context():
-        store = db.store
-        for game_id in store.due_game_ids(now):
-            try:
-                state, _version = store.load(game_id)
-                rnd = state.round if isinstance(state, airraid.State) else None
-                if (
-                    rnd is None
-                    or state.phase != "playing"
-                    or rnd.phase != "airborne"
-                    or rnd.timer.deadline is None
-                    or rnd.timer.deadline > now
-                ):
-                    # The stored deadline was only a mark (or has just moved): keep the real one.
-                    store.refresh_deadline(game_id)
-                    continue
-            except StoreError:
-                continue
-            try:
-                result = store.execute(game_id, {"type": "end_round"}, at=now, by="clock")
-            except RulesError:
-                continue  # another process ended it first
-            push_views(game_id, result.state)
-            ended.append(game_id)
-    return ended
+        return playing.play().tick(now)
 
 
 def resend_views(app: Flask) -> list[str]:
@@ -405,5 +374,6 @@ def init_app(app: Flask) -> None:
     worker after the fork, since a thread started before it would run in the master, whose
     pushes reach no socket (and, with a message queue, not even its own worker's).
     """
+    app.extensions[playing.PUBLISHER] = SocketPublisher()
     if not app.config.get("TESTING") and app.config.get("ROUND_CLOCK", True):
         start_round_clock(app)

@@ -18,9 +18,9 @@ class WebMode:
 
     `role_in(game_id, slip, state)` reads the browser's role from its cookies (or slip);
     `view_of(state, role, game_id)` is that role's view, translated for the request;
-    `push_roles(state)` lists the roles whose sockets get a fresh view after a change;
-    `after_action(game_id, state)`, if set, runs after every accepted action (the computer's
-    turn) and returns the newest state.
+    `push_roles(state)` lists the roles whose sockets get a fresh view after a change.
+    What happens by itself after an action (the computer's turn) is the rules' own (`automatic`),
+    played by `referee.play`.
     """
 
     name: str
@@ -28,7 +28,6 @@ class WebMode:
     role_in: Callable[[str, str | None, Any], str]
     view_of: Callable[[Any, str, str], dict[str, Any]]
     push_roles: Callable[[Any], list[str]]
-    after_action: Callable[[str, Any], Any] | None = None
 
 
 _MODES: dict[str, WebMode] = {}

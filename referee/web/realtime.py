@@ -13,9 +13,10 @@ from urllib.parse import urlsplit
 from engineio import json as engineio_json  # type: ignore[import-untyped]
 from flask import Flask, request
 from socketio import packet as sio_packet  # type: ignore[import-untyped]
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from referee.web.extensions import MALFORMED_EVENT, socketio
-from referee.web.live import rate_limited
+from referee.web.live import rate_limited, resend_views
 from referee.web.security import bounded_loads
 
 
@@ -148,8 +149,6 @@ def init_app(app: Flask) -> None:
         from referee.web.queue import RedisQueue
 
         def resend() -> None:
-            from referee.web.live import resend_views
-
             resend_views(app)
 
         # Our manager: it resubscribes within seconds after a Redis restart, then resends views.
@@ -171,6 +170,4 @@ def init_app(app: Flask) -> None:
     # middleware so the websocket handshake sees it too.
     proxies = int(app.config.get("PROXY_FIX") or 0)
     if proxies > 0:
-        from werkzeug.middleware.proxy_fix import ProxyFix
-
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]

@@ -13,6 +13,7 @@ and see). Its surface is the game-mode surface of `referee.rules.modes.GameMode`
 - `outcome(state)` tells who won, if anyone has.
 """
 
+from .clock import automatic, due_action
 from .corridors import (
     CorridorBoard,
     Meeting,
@@ -105,9 +106,11 @@ __all__ = [
     "_note_view",
     "apply",
     "audiences",
+    "automatic",
     "corridor_board",
     "corridor_boards",
     "create",
+    "due_action",
     "due_dogfights",
     "duel_key",
     "fold",

@@ -43,6 +43,7 @@ from .ruleset import (
     ship_name,
 )
 from .state import Outcome, Player, State, shots_due, volleys_of
+from .turns import automatic, due_action
 from .views import legal_actions, view_for
 from .volley import answer, ring_of
 
@@ -66,9 +67,11 @@ __all__ = [
     "answer",
     "apply",
     "audiences",
+    "automatic",
     "battleship_from_dict",
     "computer_due",
     "create",
+    "due_action",
     "event_from_dict",
     "fold",
     "legal_actions",

@@ -1,0 +1,21 @@
+"""What happens in a Battleship game by itself: the computer's turn; there is no clock."""
+
+from __future__ import annotations
+
+from ..events import JSON
+from .moves import computer_due
+from .state import State
+
+
+def automatic(state: State) -> tuple[str, JSON] | None:
+    """Return the action the computer must take now (as whom), if it is to act: its move, by its own chance."""
+    player = computer_due(state)
+    if player is None:
+        return None
+    return f"player:{player}", {"type": "computer_move", "player": player}
+
+
+def due_action(state: State, now: float) -> tuple[str, JSON] | None:
+    """Return the action a clock must take now: never, Battleship has no clock."""
+    del state, now
+    return None
