@@ -137,9 +137,9 @@ def test_two_players_and_a_spectator_never_see_the_hidden_fleet(app: Flask, duel
         == 403
     )
     for who in ("A", "public"):
-        # The air-raid log routes do not open a Battleship game (its log holds both fleets).
-        assert note(who, clients[who].get(f"/api/games/{gid}/events")).status_code == 404
-        assert note(who, clients[who].get(f"/api/games/{gid}/log.json")).status_code == 404
+        # The log routes, every mode's, refuse a Battleship game's log (it holds both fleets) until it is over.
+        for route in ("events", "log.json", "log.csv"):
+            assert note(who, clients[who].get(f"/api/games/{gid}/{route}")).status_code == 403
 
     # Sjøslag: a hit shoots again, a miss passes the turn.
     ack = socks["A"].emit(

@@ -26,6 +26,7 @@ from referee.models import Device, EventRow, Game, Token
 from referee.web.extensions import db, engine_of, socketio
 
 from .airraid_helpers import SEA_7, ships_json
+from .battleship_helpers import ruleset_raw
 from .test_games_web import act, join, referee_client
 
 # --- The game every row is driven against ----------------------------------------------------
@@ -266,6 +267,8 @@ ROUTES: dict[tuple[str, str], dict[str, int]] = {
     ("/games/new", "GET"): only({"referee": 200}),
     ("/games/new", "POST"): only({"referee": 303}),
     ("/api/games", "POST"): only({"referee": 201}),
+    # Any registered mode, by its create_game action: the referee only (the probe makes a Zeeslag game).
+    ("/api/modes/<mode>/games", "POST"): only({"referee": 201}),
     ("/g/<game_id>/referee", "GET"): only({"referee": 200}),
     ("/g/<game_id>/team", "GET"): only({"team_a": 200, "team_b": 200}),
     ("/g/<game_id>/watch", "GET"): EVERYONE,
@@ -356,6 +359,7 @@ def request_for(ctx: Ctx, rule: str, method: str, role: str) -> tuple[str, dict[
         "device_id": ctx.spare_device,
         "slip": ctx.path_slip(role),
         "code": "en",
+        "mode": "battleship",
     }
     path = re.sub(r"<(?:\w+:)?(\w+)>", lambda m: values[m.group(1)], rule)
     slip = ctx.slip_of(role)
@@ -374,6 +378,8 @@ def request_for(ctx: Ctx, rule: str, method: str, role: str) -> tuple[str, dict[
             body = {"ruleset": "zeeslag", "opponent": "computer", "level": "easy", "name": "Zed"}
         elif rule.endswith("/<device_id>") and method == "POST":
             body = {"name": f"renamed by {role}"}
+        elif rule == "/api/modes/<mode>/games":
+            body = {"action": {"ruleset": ruleset_raw("zeeslag"), "players": {"A": "Zed", "B": "Zoe"}}}
         elif rule == "/api/games":
             body = {
                 "teams": [

@@ -5,9 +5,9 @@ server draws and the event keeps. The modes the app plays are registered here.
 """
 
 from . import airraid, battleship
-from .modes import MODES, GameMode, find_mode, register
+from .modes import MODES, GameMode, find_mode, mode_of, register
 
 register(airraid)
 register(battleship)
 
-__all__ = ["MODES", "GameMode", "airraid", "battleship", "find_mode", "register"]
+__all__ = ["MODES", "GameMode", "airraid", "battleship", "find_mode", "mode_of", "register"]

@@ -21,6 +21,8 @@ class GameMode(Protocol):
     """The mode's name, as rulesets (`ruleset.mode`) and stored games name it."""
     CHANCE: frozenset[str]
     """The kinds of action (and `create_game`) that take a seed the server draws."""
+    State: type[Any]
+    """The class of the mode's state."""
 
     def read_ruleset(self, data: Mapping[str, Any], source: str = "<ruleset>") -> Any:
         """Build this mode's ruleset from parsed ruleset data; raise RulesetError with every problem."""
@@ -84,6 +86,14 @@ def register(mode: GameMode) -> GameMode:
     """Add a mode to the registry (a second mode of the same name replaces the first)."""
     MODES[mode.MODE] = mode
     return mode
+
+
+def mode_of(state: object) -> GameMode:
+    """Return the registered mode a state belongs to."""
+    for mode in MODES.values():
+        if isinstance(state, mode.State):
+            return mode
+    raise MalformedAction(Msg("no game mode plays a {kind}", kind=type(state).__name__))
 
 
 def find_mode(name: object) -> GameMode:

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import base64
-import csv
 import hashlib
 import hmac
-import io
-import json
 import random
 import secrets
 import time
@@ -15,7 +12,7 @@ from typing import Any, cast
 
 import qrcode  # type: ignore[import-untyped]
 import qrcode.image.svg  # type: ignore[import-untyped]
-from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Table, select
 
@@ -29,6 +26,7 @@ from referee.rules.ruleset import airraid_ruleset_from_dict, parse_toml, read_to
 from referee.rules.sea import Ship, check_fleet, random_sea
 from referee.store import reading
 from referee.web import live, modes
+from referee.web.api import json_body
 from referee.web.auth import (
     Role,
     TokenKind,
@@ -43,7 +41,7 @@ from referee.web.auth import (
 )
 from referee.web.extensions import db
 from referee.web.i18n import say, say_all
-from referee.web.playing import load_any_state, role_of, run_action, view_of
+from referee.web.playing import load_any_state, view_of
 
 bp = Blueprint("games", __name__)
 devices_t = cast(Table, Device.__table__)
@@ -109,14 +107,6 @@ def device_names(game_id: str, seqs: list[int] | None = None) -> dict[int, str]:
 
 
 # --- Running an action -------------------------------------------------------------------------
-
-
-def json_body() -> dict[str, Any]:
-    """Return the request's JSON object, or a 400 naming the problem."""
-    data = request.get_json(silent=True)
-    if not isinstance(data, dict):
-        raise MalformedAction("send a JSON object (Content-Type: application/json)")
-    return data
 
 
 # --- Creating games ----------------------------------------------------------------------------
@@ -407,47 +397,6 @@ def slips_of(state: airraid.State, game_id: str, role: str, round_arg: str | Non
 # --- JSON API ------------------------------------------------------------------------------------
 
 
-@bp.get("/api/games/<game_id>/view")
-def api_view(game_id: str) -> Any:
-    """Return the caller's view of a game of any mode (pilots pass ?slip=)."""
-    state = load_any_state(game_id)
-    role = role_of(game_id, request.args.get("slip"), state)
-    return jsonify(view_of(state, role, game_id))
-
-
-@bp.post("/api/games/<game_id>/actions")
-def api_action(game_id: str) -> Any:
-    """Apply one action as the caller's role, in a game of any mode: {action, client_id?, version?, slip?}."""
-    body = json_body()
-    state = load_any_state(game_id)
-    role = role_of(game_id, body.get("slip") if isinstance(body.get("slip"), str) else None, state)
-    if role == "public":
-        abort(403, description=_("Watchers cannot act. Join a team or open your slip."))
-    return jsonify(
-        run_action(game_id, role, body.get("action"), client_id=body.get("client_id"), version=body.get("version"))
-    )
-
-
-@bp.get("/api/games/<game_id>/events")
-def api_events(game_id: str) -> Any:
-    """Return the event log after a seq (referee; anyone once the game is over)."""
-    state = load_state(game_id)
-    require_log_access(game_id, state)
-    try:
-        since = int(request.args.get("since", "0"))
-    except ValueError:
-        raise MalformedAction("since must be a whole number") from None
-    if not 0 <= since <= 2**62:  # the database's integers end at 2**63 (found by the API fuzz: a 500)
-        raise MalformedAction("since must be a whole number from 0")
-    return jsonify({"events": [e.to_dict() for e in db.store.events_since(game_id, since)]})
-
-
-def require_log_access(game_id: str, state: airraid.State) -> None:
-    """Refuse the full log (which holds both fleets) to anyone but the referee until the game ends."""
-    if state.phase != "over" and role_in(game_id) != "referee":
-        abort(403, description=_("The full log holds both fleets: it opens to everyone when the game is over."))
-
-
 def _team_of_request(game_id: str, body: dict[str, Any]) -> str:
     role = role_in(game_id)
     team = body.get("team")
@@ -560,58 +509,6 @@ def api_slips(game_id: str) -> Any:
     """List the slips of a round with their links (team: its own; referee: all)."""
     state = load_state(game_id)
     return jsonify({"slips": slips_of(state, game_id, role_in(game_id), request.args.get("round"))})
-
-
-@bp.get("/api/games/<game_id>/log.json")
-def api_log_json(game_id: str) -> Any:
-    """Download the whole event log as JSON (referee; anyone once the game is over)."""
-    state = load_state(game_id)
-    require_log_access(game_id, state)
-    # The events stay exactly as stored (the file replays as it is); what a void did to them is
-    # beside them, by seq: undone (voided) or no longer applying (skipped), each with its reason.
-    body = json.dumps(
-        {
-            "game": game_id,
-            "events": [e.to_dict() for e in state.log],
-            "voided": state.voided,
-            "skipped": say_all(dict(state.skipped)),
-            "outcome": airraid.view_for(state, RulesRole("referee"), time.time())["outcome"],
-        },
-        ensure_ascii=False,
-        indent=1,
-    )
-    return Response(
-        body,
-        mimetype="application/json",
-        headers={"Content-Disposition": f'attachment; filename="referee-{game_id}.json"'},
-    )
-
-
-@bp.get("/api/games/<game_id>/log.csv")
-def api_log_csv(game_id: str) -> Any:
-    """Download the event log as CSV, one row per event (referee; anyone once the game is over)."""
-    state = load_state(game_id)
-    require_log_access(game_id, state)
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["seq", "time", "by", "kind", "data", "voided", "skipped"])
-    for e in state.log:
-        writer.writerow(
-            [
-                e.seq,
-                time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.at)),
-                e.by,
-                e.kind,
-                json.dumps(dict(e.data), ensure_ascii=False),
-                state.voided.get(e.seq, ""),
-                state.skipped.get(e.seq, ""),
-            ]
-        )
-    return Response(
-        out.getvalue(),
-        mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="referee-{game_id}.csv"'},
-    )
 
 
 def _push_roles(state: airraid.State) -> list[str]:

@@ -7,9 +7,16 @@ look the mode up here by the type of the game's state. The air-raid mode registe
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from referee.rules import mode_of
+from referee.rules.events import Role as RulesRole
+from referee.web.auth import Role as AccessRole
+from referee.web.auth import current_roles
+from referee.web.i18n import say_all
 
 
 @dataclass(frozen=True)
@@ -39,8 +46,33 @@ def register(mode: WebMode) -> None:
 
 
 def of(state: Any) -> WebMode:
-    """Return the web side of the mode whose state this is."""
+    """Return the web side of the mode whose state this is: its own, else the generic one."""
     for mode in _MODES.values():
         if isinstance(state, mode.state_type):
             return mode
-    raise LookupError(f"no web mode for {type(state).__name__}")
+    rules = mode_of(state)
+    return WebMode(
+        name=rules.MODE,
+        state_type=rules.State,
+        role_in=_generic_role,
+        view_of=_generic_view,
+        push_roles=_generic_audiences,
+    )
+
+
+# The web side of a mode that brings no pages of its own: the referee acts, everyone else watches.
+
+
+def _generic_role(game_id: str, slip: str | None, state: Any) -> str:
+    del slip, state
+    return "referee" if AccessRole.REFEREE in current_roles(game_id) else "public"
+
+
+def _generic_view(state: Any, role: str, game_id: str) -> dict[str, Any]:
+    del game_id
+    view: dict[str, Any] = say_all(mode_of(state).view_for(state, RulesRole.from_str(role), time.time()))
+    return view
+
+
+def _generic_audiences(state: Any) -> list[str]:
+    return [role.to_str() for role in mode_of(state).audiences(state)]

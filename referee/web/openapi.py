@@ -530,6 +530,46 @@ def build_spec() -> dict[str, Any]:
         },
     )
     spec.path(
+        path="/api/modes/{mode}/games",
+        operations={
+            "post": {
+                "summary": "Create a game of any registered mode (the referee)",
+                "description": "The generic way to start a game: the body carries the mode's create_game action. "
+                "The air raid (POST /api/games) and Battleship (POST /api/battleship/games) also have their own forms.",
+                "parameters": [
+                    {"name": "mode", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 40}}
+                ],
+                "requestBody": {
+                    "required": True,
+                    **_json(
+                        {
+                            "type": "object",
+                            "properties": {"action": {"type": "object", "additionalProperties": True}},
+                            "required": ["action"],
+                        }
+                    ),
+                },
+                "responses": {
+                    "201": {
+                        "description": "The game was made",
+                        **_json(
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "game": {"type": "string"},
+                                    "mode": {"type": "string"},
+                                    "seq": {"type": "integer"},
+                                },
+                                "required": ["game", "mode", "seq"],
+                            }
+                        ),
+                    },
+                    **_refusals(400, 403, 409),
+                },
+            }
+        },
+    )
+    spec.path(
         path="/api/games/{game_id}/view",
         operations={
             "get": {
