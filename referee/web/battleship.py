@@ -20,7 +20,18 @@ import secrets
 import time
 from typing import Any, cast
 
-from flask import Blueprint, abort, current_app, jsonify, make_response, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    abort,
+    current_app,
+    jsonify,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Table, select
 from werkzeug.exceptions import TooManyRequests
@@ -142,6 +153,19 @@ def expired_message() -> str:
 # --- The computer opponent -------------------------------------------------------------------
 
 
+def expire_idle_games(app: Flask, now: float) -> list[str]:
+    """Abandon the Battleship games nobody acted on for BATTLESHIP_IDLE_HOURS; return their ids.
+
+    Anyone at the club may start one, so forgotten ones must not pile up as games "playing".
+    """
+    with app.app_context():
+        hours = float(app.config["BATTLESHIP_IDLE_HOURS"])
+        expired = db.store.expire_idle(bs.MODE, before=now - hours * 3600.0)
+    if expired:
+        log.info("abandoned %d idle Battleship game(s)", len(expired))
+    return expired
+
+
 modes.register(
     modes.WebMode(
         name=bs.MODE,
@@ -149,6 +173,7 @@ modes.register(
         role_in=role_in,
         view_of=view_of,
         push_roles=push_roles,
+        sweep=expire_idle_games,
     )
 )
 

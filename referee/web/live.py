@@ -21,7 +21,6 @@ from sqlalchemy import Table, or_, select
 from werkzeug.exceptions import HTTPException
 
 from referee.models import Device, Token
-from referee.rules import battleship
 from referee.rules.errors import RulesError
 from referee.store import GameNotFound, StoreError, reading
 from referee.web import modes, playing
@@ -328,16 +327,12 @@ def resend_views(app: Flask) -> list[str]:
 
 
 def expire_idle_games(app: Flask, now: float | None = None) -> list[str]:
-    """Abandon the Battleship games nobody acted on for BATTLESHIP_IDLE_HOURS; return their ids.
-
-    Anyone at the club may start one, so forgotten ones must not pile up as games "playing".
-    """
+    """Run every mode's sweep of forgotten games (Battleship's: abandon idle ones); return their ids."""
     now = time.time() if now is None else now
-    with app.app_context():
-        hours = float(app.config["BATTLESHIP_IDLE_HOURS"])
-        expired = db.store.expire_idle(battleship.MODE, before=now - hours * 3600.0)
-    if expired:
-        log.info("abandoned %d idle Battleship game(s)", len(expired))
+    expired: list[str] = []
+    for mode in modes.registered():
+        if mode.sweep is not None:
+            expired += mode.sweep(app, now)
     return expired
 
 

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from flask import Flask
+
 from referee.rules import mode_of
 from referee.rules.events import Role as RulesRole
 from referee.web.auth import Role as AccessRole
@@ -35,6 +37,8 @@ class WebMode:
     role_in: Callable[[str, str | None, Any], str]
     view_of: Callable[[Any, str, str], dict[str, Any]]
     push_roles: Callable[[Any], list[str]]
+    sweep: Callable[[Flask, float], list[str]] | None = None
+    """Every minute, on the round clock: tidy forgotten games at a moment; return the games it changed."""
 
 
 _MODES: dict[str, WebMode] = {}
@@ -43,6 +47,11 @@ _MODES: dict[str, WebMode] = {}
 def register(mode: WebMode) -> None:
     """Add (or replace) a mode's web side."""
     _MODES[mode.name] = mode
+
+
+def registered() -> list[WebMode]:
+    """Return the web sides of the modes that registered one."""
+    return list(_MODES.values())
 
 
 def of(state: Any) -> WebMode:
