@@ -23,6 +23,8 @@ class GameMode(Protocol):
     """The kinds of action (and `create_game`) that take a seed the server draws."""
     State: type[Any]
     """The class of the mode's state."""
+    ACTION_SCHEMAS: dict[str, dict[str, Any]]
+    """A JSON Schema of each kind of action, by kind, for the API's document."""
 
     def read_ruleset(self, data: Mapping[str, Any], source: str = "<ruleset>") -> Any:
         """Build this mode's ruleset from parsed ruleset data; raise RulesetError with every problem."""

@@ -9,201 +9,28 @@ from flask import Blueprint, Flask, jsonify
 from werkzeug.wrappers import Response
 
 from referee import __version__
+from referee.rules import MODES
+from referee.rules.airraid.schema import ORDER, TEAM
+from referee.rules.battleship.schema import PLAYER
+from referee.rules.schema import SHIP
 
 bp = Blueprint("openapi", __name__)
 
-SQUARE = {"type": "string", "pattern": "^[A-Za-z][0-9]{1,2}$", "example": "C4"}
-TEAM = {"type": "string", "enum": ["A", "B"]}
-ORDER = {"type": "string", "maxLength": 20, "examples": ["1A2"]}
-# A dogfight's two orders may be named in either order; the examples name one of each team.
-ORDER_A = {**ORDER, "description": "One of the two orders (either team's)", "examples": ["1A2"]}
-ORDER_B = {**ORDER, "description": "The other order (of the other team)", "examples": ["1B1"]}
-HANDS = {
-    "type": "array",
-    "items": {"type": "string", "enum": ["rock", "paper", "scissors"]},
-    "minItems": 2,
-    "maxItems": 2,
-}
+# The air raid's action names came first in this document: its schemas keep their plain names,
+# every other mode's are named `<mode>_<kind>`.
+PLAIN_MODE = "airraid"
 
 
-def _throws(sides: tuple[str, str], hands_first: str) -> dict[str, Any]:
-    """The throws of one kind of duel: a winner among its own two sides (or a tie), or both hands."""
-    winner = {
-        "type": "object",
-        "properties": {"winner": {"type": "string", "enum": [*sides, "tie"]}},
-        "required": ["winner"],
-        "additionalProperties": False,
+def actions() -> dict[str, dict[str, Any]]:
+    """Return every registered mode's action schemas (the modes supply them), by component name."""
+    return {
+        (kind if mode.MODE == PLAIN_MODE else f"{mode.MODE}_{kind}"): schema
+        for mode in MODES.values()
+        for kind, schema in mode.ACTION_SCHEMAS.items()
     }
-    hands = {
-        "type": "object",
-        "properties": {"hands": {**HANDS, "description": f"The two hands thrown: {hands_first}."}},
-        "required": ["hands"],
-        "additionalProperties": False,
-    }
-    about = (
-        f"Every throw in order, ties included: its winner ({sides[0]}, {sides[1]} or tie), "
-        f"or the hands ({hands_first})."
-    )
-    return {"type": "array", "items": {"oneOf": [winner, hands]}, "maxItems": 50, "description": about}
 
 
-# The rules read a dogfight's hands as team A's first, whichever order `a` and `b` name: stored
-# logs depend on that meaning, so it is documented rather than changed.
-DOGFIGHT_THROWS = _throws(("A", "B"), "team A's hand first, then team B's, whatever the order of a and b")
-BOMBING_THROWS = _throws(("bomber", "ship"), "the bomber's hand first, then the ship's")
-PLAYER = {"type": "string", "enum": ["A", "B"]}
-SHIP = {
-    "type": "object",
-    "properties": {"id": {"type": "string"}, "kind": {"type": "string"}, "squares": {"type": "array", "items": SQUARE}},
-    "required": ["kind", "squares"],
-}
-
-
-def _action(
-    kind: str, props: dict[str, Any], required: list[str], about: str, examples: list[dict[str, Any]] | None = None
-) -> dict[str, Any]:
-    schema: dict[str, Any] = {
-        "type": "object",
-        "description": about,
-        "properties": {"type": {"type": "string", "const": kind}, **props},
-        "required": ["type", *required],
-        "additionalProperties": False,
-    }
-    if examples:
-        schema["examples"] = examples
-    return schema
-
-
-ACTIONS: dict[str, dict[str, Any]] = {
-    "lock_sea": _action(
-        "lock_sea",
-        {"team": TEAM, "ships": {"type": "array", "items": SHIP}},
-        ["team", "ships"],
-        "Lock a team's sea (its whole fleet).",
-    ),
-    "unlock_sea": _action("unlock_sea", {"team": TEAM}, ["team"], "Unlock a team's sea before the game starts."),
-    "set_players": _action(
-        "set_players",
-        {"team": TEAM, "players": {"type": "array", "items": {"type": "string"}}},
-        ["team", "players"],
-        "Set a team's roster.",
-    ),
-    "start_game": _action("start_game", {}, [], "Start the game (referee; both seas locked)."),
-    "set_defender": _action(
-        "set_defender", {"team": TEAM, "pilot": {"type": "string"}}, ["team", "pilot"], "Pick this round's defender."
-    ),
-    "add_order": _action(
-        "add_order",
-        {
-            "team": TEAM,
-            "pilot": {"type": "string"},
-            "kind": {"type": "string", "enum": ["fighter", "bomber"]},
-            "ship": {"type": "string"},
-            "corridor": {"type": "string"},
-            "position": {"type": "integer", "minimum": 1},
-            "target": SQUARE,
-        },
-        ["team", "pilot", "kind", "ship", "corridor"],
-        "Write a pilot's order: plane, corridor, take-off position, and a target for a bomber. "
-        "The answer's `order` is the new order's id.",
-    ),
-    "remove_order": _action("remove_order", {"order": ORDER}, ["order"], "Remove an order while planning."),
-    "start_round": _action(
-        "start_round", {}, [], "Start the round: orders lock, planes take off, the clock runs (referee)."
-    ),
-    "report_dogfight": _action(
-        "report_dogfight",
-        {
-            "a": ORDER_A,
-            "b": ORDER_B,
-            "throws": DOGFIGHT_THROWS,
-            "choice": {"type": "string", "enum": ["pass", "continue"]},
-        },
-        ["a", "b"],
-        "Report a dogfight (a pilot of it, or the referee).",
-        [
-            {
-                "type": "report_dogfight",
-                "a": "1A2",
-                "b": "1B1",
-                "throws": [{"hands": ["rock", "rock"]}, {"hands": ["paper", "rock"]}],
-            },
-            {
-                "type": "report_dogfight",
-                "a": "1A1",
-                "b": "1B2",
-                "throws": [{"winner": "B"}, {"winner": "B"}],
-                "choice": "continue",
-            },
-            {"type": "report_dogfight", "a": "1A3", "b": "1B3", "choice": "pass"},
-        ],
-    ),
-    "confirm_dogfight": _action(
-        "confirm_dogfight", {"a": ORDER, "b": ORDER}, ["a", "b"], "Confirm the other pilot's report."
-    ),
-    "announce_bombing": _action(
-        "announce_bombing",
-        {"order": ORDER, "target": SQUARE, "team": TEAM},
-        [],
-        "A bomber names its target: water, fight or already hit. By its slip (`order`) or by its target square "
-        "(`target`; the referee also names the bombed `team`); the answer's `order` is the bomber it matched.",
-    ),
-    "report_bombing": _action(
-        "report_bombing",
-        {"order": ORDER, "throws": BOMBING_THROWS, "choice": {"type": "string", "enum": ["leave", "continue"]}},
-        ["order"],
-        "Enter the fight of ship and bomber.",
-        [
-            {"type": "report_bombing", "order": "1B2", "throws": [{"winner": "bomber"}]},
-            {"type": "report_bombing", "order": "1B2", "throws": [{"hands": ["rock", "paper"]}], "choice": "leave"},
-        ],
-    ),
-    "pause_timer": _action("pause_timer", {}, [], "Pause the round clock (referee)."),
-    "resume_timer": _action("resume_timer", {}, [], "Resume the round clock (referee)."),
-    "adjust_timer": _action(
-        "adjust_timer",
-        {"seconds": {"type": "number", "minimum": -3600, "maximum": 3600}},
-        ["seconds"],
-        "Add or take away time (referee).",
-    ),
-    "end_round": _action("end_round", {}, [], "End the round (referee)."),
-    "surrender": _action("surrender", {"team": TEAM}, ["team"], "Surrender."),
-    "forfeit": _action(
-        "forfeit", {"team": TEAM, "reason": {"type": "string"}}, ["team", "reason"], "Declare a forfeit (referee)."
-    ),
-    "end_game": _action(
-        "end_game", {"reason": {"type": "string"}}, [], "End the game, decided by the tie-breaks (referee)."
-    ),
-    "void": _action(
-        "void",
-        {"seq": {"type": "integer", "minimum": 2}, "reason": {"type": "string"}},
-        ["seq", "reason"],
-        "Void an earlier event; the state is recomputed (referee).",
-    ),
-    # Battleship (Zeeslag, Sjøslag): the same actions route, a game of mode "battleship".
-    "battleship_place_fleet": _action(
-        "place_fleet",
-        {"player": PLAYER, "ships": {"type": "array", "items": SHIP}, "sea": {"type": "string", "maxLength": 2000}},
-        ["player"],
-        "Battleship: place a player's whole fleet (ships, or a sea text).",
-    ),
-    "battleship_fire": _action(
-        "fire",
-        {
-            "player": PLAYER,
-            "squares": {"type": "array", "items": SQUARE, "minItems": 1, "maxItems": 100},
-            "version": {"type": "integer"},
-        },
-        ["player", "squares"],
-        "Battleship: fire one turn's shots (a salvo sends all its squares).",
-    ),
-    "battleship_forfeit": _action(
-        "forfeit",
-        {"player": PLAYER, "reason": {"type": "string", "maxLength": 300}},
-        ["player"],
-        "Battleship: a player resigns, or the referee records a forfeit.",
-    ),
-}
+ACTIONS = actions()
 
 ERROR = {
     "type": "object",
@@ -481,12 +308,13 @@ def build_spec() -> dict[str, Any]:
     )
     spec.components.schema("Error", ERROR)
     spec.components.schema("Event", EVENT)
-    for name, schema in ACTIONS.items():
+    every_action = actions()
+    for name, schema in every_action.items():
         spec.components.schema(f"Action_{name}", schema)
     for name, schema in VIEWS.items():
         spec.components.schema(f"View_{name}", schema)
     spec.components.schema("ActionAnswer", ACTION_ANSWER)
-    action_ref = {"oneOf": [{"$ref": f"#/components/schemas/Action_{n}"} for n in ACTIONS]}
+    action_ref = {"oneOf": [{"$ref": f"#/components/schemas/Action_{n}"} for n in every_action]}
     view = VIEW
     team_spec = {
         "type": "object",

@@ -18,6 +18,14 @@ from referee.rules.events import JSON, Event, Role, encode, log_state_from_dict,
 MODE = "coinflip"
 CHANCE: frozenset[str] = frozenset({"flip"})
 SIDES = ("heads", "tails")
+ACTION_SCHEMAS: dict[str, dict[str, Any]] = {
+    "flip": {
+        "type": "object",
+        "properties": {"type": {"const": "flip"}, "call": {"enum": list(SIDES)}},
+        "required": ["type", "call"],
+        "additionalProperties": False,
+    }
+}
 
 
 @dataclass

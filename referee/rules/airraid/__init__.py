@@ -47,6 +47,7 @@ from .moves import (
     state_to_dict,
 )
 from .planes import ledger, ledger_balances
+from .schema import ACTION_SCHEMAS
 from .state import (
     BOMBER,
     FIGHTER,
@@ -77,6 +78,7 @@ from .views import (
 )
 
 __all__ = [
+    "ACTION_SCHEMAS",
     "BINDINGS",
     "BOMBER",
     "BOUND_FIELDS",

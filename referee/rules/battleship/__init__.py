@@ -42,12 +42,14 @@ from .ruleset import (
     other,
     ship_name,
 )
+from .schema import ACTION_SCHEMAS
 from .state import Outcome, Player, State, shots_due, volleys_of
 from .turns import automatic, due_action
 from .views import legal_actions, view_for
 from .volley import answer, ring_of
 
 __all__ = [
+    "ACTION_SCHEMAS",
     "BINDINGS",
     "CHANCE",
     "COIN",
