@@ -17,8 +17,8 @@ from referee.models import Device, Token
 from referee.store import MODES, Store
 from referee.web import create_app
 from referee.web.auth import (
+    Access,
     FailureLimiter,
-    Role,
     TokenKind,
     current_roles,
     current_team,
@@ -287,7 +287,7 @@ def test_revoked_token_refused(app: Flask, game_id: str) -> None:
     assert client.get(f"/?t={issued.token}").status_code == 303
     assert client.get(f"/_roles/{game_id}").json == ["projector", "referee"]
     with app.test_request_context("/", headers={"Cookie": f"rg_{game_id}={issued.token}"}):
-        assert current_roles(game_id) == {Role.REFEREE, Role.PROJECTOR}
+        assert current_roles(game_id) == {Access.REFEREE, Access.PROJECTOR}
     assert revoke_token(engine, issued.id)
     assert client.get(f"/?t={issued.token}", follow_redirects=True).status_code == 403
     with app.test_request_context("/", headers={"Cookie": f"rg_{game_id}={issued.token}"}):
@@ -354,11 +354,11 @@ def test_team_join_creates_device(app: Flask, game_id: str) -> None:
         devices = conn.execute(select(Device.__table__).where(Device.game_id == game_id)).all()
     assert len(devices) == 1
 
-    def roles(token: str) -> tuple[set[Role], str | None]:
+    def roles(token: str) -> tuple[set[Access], str | None]:
         with app.test_request_context("/", headers={"Cookie": f"dv_{game_id}={token}"}):
             return current_roles(game_id), current_team(game_id)
 
-    assert roles(device_token) == ({Role.TEAM}, "A")
+    assert roles(device_token) == ({Access.TEAM}, "A")
     # Opening the join link again on the same phone does not make a second device.
     assert phone.get(f"/?t={join.token}").status_code == 303
     with engine.connect() as conn:
@@ -367,7 +367,7 @@ def test_team_join_creates_device(app: Flask, game_id: str) -> None:
     new_join = reissue_join_token(engine, game_id, "A")
     assert app.test_client().get(f"/?t={join.token}", follow_redirects=True).status_code == 403
     assert app.test_client().get(f"/?t={new_join.token}").status_code == 303
-    assert roles(device_token) == ({Role.TEAM}, "A")
+    assert roles(device_token) == ({Access.TEAM}, "A")
 
     assert revoke_device(engine, devices[0].id)
     assert roles(device_token) == (set(), None)

@@ -54,8 +54,8 @@ SERVER_REFEREE_COOKIE = "referee"
 URL_TOKEN_PARAMS = ("t", "token")
 
 
-class Role(StrEnum):
-    """What a browser may do in one game."""
+class Access(StrEnum):
+    """What a browser may do in one game (its cookies' grant; the rules' `Role` is who acts in a game)."""
 
     REFEREE = "referee"
     TEAM = "team"
@@ -621,17 +621,17 @@ def is_server_referee() -> bool:
     return _cookie_token(SERVER_REFEREE_COOKIE, TokenKind.REFEREE, None) is not None
 
 
-def current_roles(game_id: str) -> set[Role]:
+def current_roles(game_id: str) -> set[Access]:
     """Return the roles this browser's cookies grant in one game."""
-    roles: set[Role] = set()
+    roles: set[Access] = set()
     if is_server_referee() or _cookie_token(
         cookie_name(TokenKind.GAME_REFEREE, game_id), TokenKind.GAME_REFEREE, game_id
     ):
-        roles |= {Role.REFEREE, Role.PROJECTOR}
+        roles |= {Access.REFEREE, Access.PROJECTOR}
     if _cookie_token(cookie_name(TokenKind.PROJECTOR, game_id), TokenKind.PROJECTOR, game_id):
-        roles.add(Role.PROJECTOR)
+        roles.add(Access.PROJECTOR)
     if current_team(game_id) is not None:
-        roles.add(Role.TEAM)
+        roles.add(Access.TEAM)
     return roles
 
 
@@ -655,7 +655,7 @@ def require_referee(game_id: str | None = None) -> None:
     """Abort with 403 unless this browser is the server referee or the referee of `game_id`."""
     if is_server_referee():
         return
-    if game_id is not None and Role.REFEREE in current_roles(game_id):
+    if game_id is not None and Access.REFEREE in current_roles(game_id):
         return
     abort(403, description=_("Only the referee may do this."))
 

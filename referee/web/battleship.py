@@ -42,15 +42,15 @@ from referee.resources import resource_path
 from referee.rules import battleship as bs
 from referee.rules.battleship import ai as battleship_ai
 from referee.rules.errors import MalformedAction, RulesError
-from referee.rules.events import Role as RulesRole
+from referee.rules.events import Role
 from referee.rules.placement import Impossible
 from referee.rules.ruleset import read_toml
 from referee.rules.sea import Ship, check_fleet
 from referee.store import ABANDONED, reading
 from referee.web import live, modes, playing
 from referee.web.auth import (
+    Access,
     FailureLimiter,
-    Role,
     TokenKind,
     client_key,
     cookie_name,
@@ -105,14 +105,14 @@ def role_in(game_id: str, slip: str | None, state: bs.State) -> str:
         return f"player:{side}"
     if side == HOTSEAT:
         return f"player:{hotseat_player(state)}"
-    if Role.REFEREE in current_roles(game_id):
+    if Access.REFEREE in current_roles(game_id):
         return "referee"
     return "public"
 
 
 def view_of(state: bs.State, role: str, game_id: str) -> dict[str, Any]:
     """Return a role's view, translated, with the ruleset and ship names in the page's language."""
-    view: dict[str, Any] = say_all(bs.view_for(state, RulesRole.from_str(role)))
+    view: dict[str, Any] = say_all(bs.view_for(state, Role.from_str(role)))
     lang = current_lang()
     rules = view["ruleset"]
     rules["title"] = rules["names"].get(lang, rules["name"])
@@ -362,7 +362,7 @@ def rematch(game_id: str, state: bs.State, role: str) -> dict[str, Any]:
     Both players' next game is the same one: it is found again by a join token labelled with the
     old game's id, so the second player to ask joins the first one's rematch.
     """
-    if not role.startswith("player:"):
+    if Role.from_str(role).kind != "player":
         abort(403, description=_("Only a player of this game may ask for a rematch."))
     if state.phase != "over":
         abort(409, description=_("The game is not over yet."))
@@ -452,7 +452,7 @@ def play_page(game_id: str) -> Any:
     """
     state = load_game(game_id)
     role = role_in(game_id, None, state)
-    if not role.startswith("player:"):
+    if Role.from_str(role).kind != "player":
         return redirect(url_for("battleship.watch_page", game_id=game_id), code=303)
     data: dict[str, Any] = {"hotseat": current_team(game_id) == HOTSEAT}
     invite = None
@@ -473,7 +473,7 @@ def invite_page(game_id: str) -> Any:
 def watch_page(game_id: str) -> Any:
     """Show the spectator view (both seas' shots, no ships until the end); the referee may forfeit."""
     state = load_game(game_id)
-    referee = Role.REFEREE in current_roles(game_id)
+    referee = Access.REFEREE in current_roles(game_id)
     return page("battleship/watch.html", game_id, "public", state, data={"referee": referee}, referee=referee)
 
 

@@ -20,7 +20,7 @@ from referee.models import Device, EventRow, Token
 from referee.resources import resource_path
 from referee.rules import airraid
 from referee.rules.errors import MalformedAction, RulesError, RulesetError
-from referee.rules.events import Role as RulesRole
+from referee.rules.events import Role
 from referee.rules.placement import Impossible
 from referee.rules.ruleset import airraid_ruleset_from_dict, parse_toml, read_toml, ruleset_from_dict
 from referee.rules.sea import Ship, check_fleet, random_sea
@@ -28,7 +28,7 @@ from referee.store import reading
 from referee.web import live, modes
 from referee.web.api import json_body
 from referee.web.auth import (
-    Role,
+    Access,
     TokenKind,
     current_roles,
     current_team,
@@ -62,7 +62,7 @@ def role_in(game_id: str, slip: str | None = None) -> str:
             abort(403, description=_("This slip is not genuine, or belongs to another game."))
         return f"pilot:{found[1]}"
     roles = current_roles(game_id)
-    if Role.REFEREE in roles:
+    if Access.REFEREE in roles:
         return "referee"
     team = current_team(game_id)
     if team is not None:
@@ -80,7 +80,7 @@ def load_state(game_id: str) -> airraid.State:
 
 def airraid_view_of(state: airraid.State, role: str, game_id: str) -> dict[str, Any]:
     """Return a role's view of an air-raid game, the referee's log rows naming the device that sent each event."""
-    view: dict[str, Any] = say_all(airraid.view_for(state, RulesRole.from_str(role), now=time.time()))
+    view: dict[str, Any] = say_all(airraid.view_for(state, Role.from_str(role), now=time.time()))
     if role == "referee":
         log = view.get("log", [])
         names = device_names(game_id, [row["seq"] for row in log])
@@ -354,7 +354,7 @@ def slips_page(game_id: str) -> Any:
 
 def slips_of(state: airraid.State, game_id: str, role: str, round_arg: str | None) -> list[dict[str, Any]]:
     """Return the slips a role may print for a round (default: the current one)."""
-    if role not in ("referee",) and not role.startswith("team:"):
+    if Role.from_str(role).kind not in ("referee", "team"):
         abort(403, description=_("Only a team base or the referee prints slips."))
     number = state.round.number if state.round else 0
     if round_arg:

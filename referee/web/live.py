@@ -22,6 +22,7 @@ from werkzeug.exceptions import HTTPException
 
 from referee.models import Device, Token
 from referee.rules.errors import RulesError
+from referee.rules.events import Role
 from referee.store import GameNotFound, StoreError, reading
 from referee.web import modes, playing
 from referee.web.auth import current_device_id
@@ -199,7 +200,7 @@ def on_resync(data: Any = None) -> dict[str, Any]:
         with _lock:
             old = _sockets.get(sid)
             _sockets[sid] = (game_id, role, lang)
-            device = current_device_id(game_id) if role.startswith(("team:", "player:")) else None
+            device = current_device_id(game_id) if Role.from_str(role).kind in ("team", "player") else None
             if device:
                 _devices[sid] = device
             else:

@@ -15,9 +15,8 @@ from typing import Any
 from flask import Flask
 
 from referee.rules import mode_of
-from referee.rules.events import Role as RulesRole
-from referee.web.auth import Role as AccessRole
-from referee.web.auth import current_roles
+from referee.rules.events import Role
+from referee.web.auth import Access, current_roles
 from referee.web.i18n import say_all
 
 
@@ -74,12 +73,12 @@ def of(state: Any) -> WebMode:
 
 def _generic_role(game_id: str, slip: str | None, state: Any) -> str:
     del slip, state
-    return "referee" if AccessRole.REFEREE in current_roles(game_id) else "public"
+    return "referee" if Access.REFEREE in current_roles(game_id) else "public"
 
 
 def _generic_view(state: Any, role: str, game_id: str) -> dict[str, Any]:
     del game_id
-    view: dict[str, Any] = say_all(mode_of(state).view_for(state, RulesRole.from_str(role), time.time()))
+    view: dict[str, Any] = say_all(mode_of(state).view_for(state, Role.from_str(role), time.time()))
     return view
 
 

@@ -13,6 +13,7 @@ from flask import abort, current_app
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 
 from referee.play import Play, Publisher
+from referee.rules.events import Role
 from referee.store import GameNotFound
 from referee.web import modes
 from referee.web.auth import current_device_id
@@ -50,7 +51,7 @@ def play() -> Play:
 
 def run_action(game_id: str, role: str, action: Any, *, client_id: Any = None, version: Any = None) -> dict[str, Any]:
     """Apply one action for a role through the play service; return the JSON answer."""
-    device = current_device_id(game_id) if role.startswith(("team:", "player:")) else None
+    device = current_device_id(game_id) if Role.from_str(role).kind in ("team", "player") else None
     acted = play().act(game_id, role, action, client_id=client_id, version=version, device_id=device)
     result = acted.result
     # The sender's own screen usually got this very view in the push: made once, not twice.
