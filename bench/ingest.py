@@ -48,7 +48,7 @@ from tests.live_server import Server  # noqa: E402
 from tests.test_airraid_properties import bot_action  # noqa: E402
 
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-MODES.setdefault(airraid.MODE, airraid)  # type: ignore[arg-type]  # as referee/web/games.py registers it
+MODES.setdefault(airraid.MODE, airraid)  # type: ignore[arg-type]  # the rules registry has it already; kept for older trees
 CREATE = {
     "type": "create_game",
     "ruleset": ruleset_data(),

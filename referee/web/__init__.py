@@ -90,11 +90,11 @@ def create_app(
     realtime.init_app(app)
     app.register_blueprint(home.bp)
     app.jinja_env.globals["template_exists"] = _template_exists(app)
-    from referee.web import api, battleship, games, live, openapi
+    from referee.web import airraid, api, battleship, live, openapi
 
     app.register_blueprint(api.bp)
 
-    games.init_app(app)
+    airraid.init_app(app)
     battleship.init_app(app)
     live.init_app(app)
     openapi.init_app(app)

@@ -65,8 +65,8 @@ from referee.web.auth import (
     set_token_cookie,
 )
 from referee.web.extensions import db, socketio
-from referee.web.games import join_token, qr_svg
 from referee.web.i18n import current_lang, say, say_all
+from referee.web.links import join_token, qr_svg
 from referee.web.playing import load_any_state
 
 log = logging.getLogger(__name__)

@@ -1,8 +1,8 @@
 """The web side of each game mode: whose role a browser has, what each role sees, who hears a push.
 
-The Socket.IO handlers (`live.py`) and the shared JSON routes (`games.py`) serve every mode; they
+The Socket.IO handlers (`live.py`) and the shared JSON routes (`api.py`) serve every mode; they
 look the mode up here by the type of the game's state. The air-raid mode registers itself in
-`games.py`, Battleship in `battleship.py`.
+`airraid.py`, Battleship in `battleship.py`; a mode with none gets a generic one.
 """
 
 from __future__ import annotations

@@ -1,18 +1,13 @@
-"""Air-raid games over HTTP: pages and the JSON API. Each handler parses, applies, saves, emits."""
+"""The air raid in the browser: its pages (new game, referee, team, pilot, watch, scan, slips) and its own API (devices, join links, slips, seas); the API every mode shares is web/api.py."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import random
 import secrets
 import time
 from typing import Any, cast
 
-import qrcode  # type: ignore[import-untyped]
-import qrcode.image.svg  # type: ignore[import-untyped]
-from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, abort, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Table, select
 
@@ -41,6 +36,7 @@ from referee.web.auth import (
 )
 from referee.web.extensions import db
 from referee.web.i18n import say, say_all
+from referee.web.links import join_token, qr_svg
 from referee.web.playing import load_any_state, view_of
 
 bp = Blueprint("games", __name__)
@@ -171,16 +167,6 @@ def join_url(game_id: str, team: str, *, reissue: bool = True) -> str:
     return url_for("games.team_page", game_id=game_id, t=join_token(game_id, team, nonce), _external=True)
 
 
-def join_token(game_id: str, team: str, nonce: str) -> str:
-    """Derive a join token from the secret key and a nonce (192 bits, URL-safe)."""
-    key = current_app.secret_key
-    if key is None:  # create_app always sets one; never sign with an empty key
-        raise RuntimeError("the app has no secret key")
-    secret = key.encode() if isinstance(key, str) else key
-    digest = hmac.new(secret, f"join:{game_id}:{team}:{nonce}".encode(), hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(digest[:24]).decode().rstrip("=")
-
-
 def current_join_nonce(game_id: str, team: str) -> str | None:
     """Return the nonce of a team's active join link, if it has one."""
     with reading(db.engine) as conn:
@@ -197,13 +183,6 @@ def current_join_nonce(game_id: str, team: str) -> str | None:
     if isinstance(label, str) and label.startswith("nonce:"):
         return label[len("nonce:") :]
     return None
-
-
-def qr_svg(data: str, box_size: int = 10) -> str:
-    """Return a QR code as inline SVG markup."""
-    image = qrcode.make(data, image_factory=qrcode.image.svg.SvgPathImage, box_size=box_size, border=2)
-    text: str = image.to_string(encoding="unicode")
-    return text[text.index("<svg") :] if "<svg" in text else text
 
 
 def sea_sizes() -> list[dict[str, Any]]:
