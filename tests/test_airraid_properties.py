@@ -105,37 +105,40 @@ def bot_action(state: airraid.State, rng: random.Random, void_rate: float = 0.03
     if due and (not bombers or rng.random() < 0.6):
         m = rng.choice(due)
         a, b = rnd.orders[m.a], rnd.orders[m.b]
-        if a.kind == b.kind:
-            if a.kind == "bomber" and rng.random() < 0.3:
-                return "referee", {"type": "report_dogfight", "a": a.id, "b": b.id, "choice": "pass"}
-            return "referee", {"type": "report_dogfight", "a": a.id, "b": b.id, "throws": decisive(rng, ("A", "B"), 1)}
-        fighter = "A" if a.kind == "fighter" else "B"
-        throws = decisive(rng, ("A", "B"), 1)
-        first = _first_winner(throws)
-        if first == fighter:
-            return "referee", {"type": "report_dogfight", "a": a.id, "b": b.id, "throws": throws}
-        if rng.random() < 0.5:
-            return "referee", {"type": "report_dogfight", "a": a.id, "b": b.id, "throws": throws, "choice": "pass"}
-        return "referee", {
-            "type": "report_dogfight",
-            "a": a.id,
-            "b": b.id,
-            "throws": throws + decisive(rng, ("A", "B"), 1),
-            "choice": "continue",
-        }
+        return "referee", {"type": "report_dogfight", "a": a.id, "b": b.id, **dogfight_fields(rng, a.kind, b.kind)}
     if bombers:
         o = rng.choice(bombers)
         defender = airraid.other(o.team)
         if o.id not in rnd.bombings:
             return f"team:{defender}", {"type": "announce_bombing", "order": o.id}
-        throws = [{"winner": rng.choice(["bomber", "ship"])}]
-        if throws[0]["winner"] == "bomber":
-            return f"team:{defender}", {"type": "report_bombing", "order": o.id, "throws": throws}
-        if rng.random() < 0.4:
-            return f"team:{defender}", {"type": "report_bombing", "order": o.id, "throws": throws, "choice": "leave"}
-        throws.append({"winner": rng.choice(["bomber", "ship"])})
-        return f"team:{defender}", {"type": "report_bombing", "order": o.id, "throws": throws, "choice": "continue"}
+        return f"team:{defender}", {"type": "report_bombing", "order": o.id, **bombing_fields(rng)}
     return "referee", {"type": "end_round"}
+
+
+def dogfight_fields(rng: random.Random, kind_a: str, kind_b: str) -> dict[str, Any]:
+    """Return the throws (and choice) of a well-formed dogfight between planes of these kinds."""
+    if kind_a == kind_b:
+        if kind_a == "bomber" and rng.random() < 0.3:
+            return {"choice": "pass"}
+        return {"throws": decisive(rng, ("A", "B"), 1)}
+    fighter = "A" if kind_a == "fighter" else "B"
+    throws = decisive(rng, ("A", "B"), 1)
+    if _first_winner(throws) == fighter:
+        return {"throws": throws}
+    if rng.random() < 0.5:
+        return {"throws": throws, "choice": "pass"}
+    return {"throws": throws + decisive(rng, ("A", "B"), 1), "choice": "continue"}
+
+
+def bombing_fields(rng: random.Random) -> dict[str, Any]:
+    """Return the throws (and choice) of a well-formed fight of a bomber and a ship."""
+    throws = [{"winner": rng.choice(["bomber", "ship"])}]
+    if throws[0]["winner"] == "bomber":
+        return {"throws": throws}
+    if rng.random() < 0.4:
+        return {"throws": throws, "choice": "leave"}
+    throws.append({"winner": rng.choice(["bomber", "ship"])})
+    return {"throws": throws, "choice": "continue"}
 
 
 def _first_winner(throws: list[dict[str, Any]]) -> str:

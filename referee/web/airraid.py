@@ -1,4 +1,7 @@
-"""The air raid in the browser: its pages (new game, referee, team, pilot, watch, scan, slips) and its own API (devices, join links, slips, seas); the API every mode shares is web/api.py."""
+"""The air raid in the browser: its pages and its own routes (devices, join links, slips, seas).
+
+The API every mode shares (view, actions, events, logs) is web/api.py.
+"""
 
 from __future__ import annotations
 

@@ -2,18 +2,21 @@
 
 The package, read top to bottom: `state` (the game's dataclasses), `corridors` (who meets whom,
 and the judges of a dogfight and a bombing), `planes` (movements, the ledger, the end of the
-game), `moves` (one handler per action, on the shared engine) and `views` (what each role may do
-and see). Its surface is the game-mode surface of `referee.rules.modes.GameMode`:
+game), `conditions` (when each move may be made: one predicate per condition), `moves` (one
+handler per action, on the shared engine) and `views` (what each role may do and see). Its
+surface is the game-mode surface of `referee.rules.modes.GameMode`:
 
 - `create(action, at, by)` starts a game; `apply(state, action, at, by)` checks an action and
   returns the new state and its events; `fold(state, event)` applies a stored event;
   `replay(events)` rebuilds a state from a log.
-- `legal_actions(state, role)` lists what a role may do now.
+- `legal_actions(state, role)` lists what a role may do now; the same checks drive `apply`: the
+  handlers and `legal_actions` call the same predicates of `conditions`.
 - `view_for(state, role, now)` is the only place secrets are stripped.
 - `outcome(state)` tells who won, if anyone has.
 """
 
 from .clock import automatic, due_action
+from .conditions import order_problems, orders_shown_to
 from .corridors import (
     CorridorBoard,
     Meeting,
@@ -37,9 +40,7 @@ from .moves import (
     create,
     fold,
     next_deadline,
-    order_problems,
     order_serial,
-    orders_shown_to,
     outcome,
     read_ruleset,
     replay,

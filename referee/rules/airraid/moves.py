@@ -9,7 +9,6 @@ from typing import Any
 
 from ..engine import Engine, Fields, Rules, effective_voids
 from ..errors import (
-    GameOver,
     IllegalAction,
     MalformedAction,
     Msg,
@@ -29,13 +28,42 @@ from ..grid import Square
 from ..placement import UNDECIDED
 from ..ruleset import AirRaidRuleset, airraid_ruleset_from_dict
 from ..sea import Ship, check_fleet, fleet_fit_reason, ship_labels
+from .conditions import (
+    AFTER_END,
+    add_order_problem,
+    adjust_problem,
+    airborne_problem,
+    announce_problem,
+    bomber_problem,
+    confirm_problem,
+    defender_problem,
+    dogfight_problem,
+    end_game_problem,
+    end_round_problem,
+    forfeit_problem,
+    lock_sea_problem,
+    named_order_problem,
+    order_pair,
+    order_problems,
+    pause_problem,
+    refuse,
+    remove_order_problem,
+    report_bombing_problem,
+    reported_problem,
+    resume_problem,
+    role_problem,
+    set_defender_problem,
+    set_players_problem,
+    start_game_problem,
+    start_round_problem,
+    surrender_problem,
+    unlock_sea_problem,
+    void_problem,
+)
 from .corridors import (
-    corridor_board,
     duel_key,
     judge_bombing,
     judge_dogfight,
-    next_meeting,
-    waiting_bombers,
 )
 from .planes import (
     _after_corridor,
@@ -80,15 +108,7 @@ def _team_field(f: Fields) -> str:
 
 def _require(role: Role, *allowed: str, team: str | None = None) -> None:
     """Refuse unless the role is the referee or (when allowed) the given team's base."""
-    if role.kind == "referee":
-        return
-    if "team" in allowed and role.kind == "team" and (team is None or role.subject == team):
-        return
-    if "clock" in allowed and role.kind == "clock":
-        return
-    if allowed == ("referee",):
-        raise NotYourTurn(Msg("only the referee may do this"))
-    raise NotYourTurn(Msg("only the referee or that team may do this"))
+    refuse(role_problem(role, *allowed, team=team))
 
 
 def _players(value: Any, key: str, most: int) -> list[str]:
@@ -122,50 +142,10 @@ def _players(value: Any, key: str, most: int) -> list[str]:
     return names
 
 
-# --- Which orders a role may name ------------------------------------------------------------
-
-
-def orders_shown_to(state: State, role: Role) -> frozenset[str] | None:
-    """Return the ids of the orders a role's view shows it; None for the referee, who sees all.
-
-    A team is shown its own orders, the enemy planes its planes fly to meet next and the enemy
-    bombers waiting at its base; a pilot its own order and the plane it meets next. An action
-    may name only these orders. Order ids are easy to guess (1B1, 1B2, ...): a refusal that
-    looked the order up first would tell whether it exists, its kind and its corridor.
-    """
-    if role.kind in ("referee", "clock"):
-        return None
-    shown: set[str] = set()
-    flying: list[Order] = []
-    if role.kind == "team" and role.subject in TEAMS:
-        team = role.subject
-        for rnd in state.rounds:
-            shown.update(o.id for o in rnd.orders.values() if o.team == team)
-        if state.round is not None:
-            flying = [o for o in state.round.orders.values() if o.team == team]
-        shown.update(o.id for o in waiting_bombers(state, team))
-    elif role.kind == "pilot":
-        order = state.order(role.subject)
-        if order is not None:
-            shown.add(order.id)
-            flying = [order]
-    for order in flying:
-        meeting = next_meeting(state, order)
-        if meeting is not None:
-            shown.update((meeting.a, meeting.b))
-    return frozenset(shown)
-
-
 def _named_order(state: State, rnd: Round, order_id: str, role: Role) -> Order:
     """Find an order an action names, refusing alike every order the role is not shown."""
-    shown = orders_shown_to(state, role)
-    if shown is not None and order_id not in shown:
-        # One answer whether the order exists or not: no label, corridor, kind or count.
-        raise IllegalAction(Msg("you can act only on your own planes and on the enemy planes your screen shows"))
-    order = rnd.orders.get(order_id)
-    if order is None:
-        raise IllegalAction(Msg("no order {order_id} in round {number}", order_id=order_id, number=rnd.number))
-    return order
+    refuse(named_order_problem(state, rnd, role, order_id))
+    return rnd.orders[order_id]
 
 
 # --- Event handlers: each checks fully, then changes the state --------------------------------
@@ -258,7 +238,7 @@ def _setup_game(action: Mapping[str, Any]) -> State:
 def _set_players(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("team", "players"))
     team = _team_field(f)
-    _require(role, "referee", "team", team=team)
+    refuse(set_players_problem(state, role, team))
     rs = state.ruleset
     names = _players(event.data.get("players"), "players", rs.max_players)
     if not rs.min_players <= len(names) <= rs.max_players:
@@ -284,12 +264,8 @@ def _set_players(state: State, event: Event, role: Role) -> None:
 def _lock_sea(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("team", "ships"))
     team_id = _team_field(f)
-    _require(role, "referee", "team", team=team_id)
-    if state.phase != "setup":
-        raise IllegalAction(Msg("the game has started: seas no longer change"))
+    refuse(lock_sea_problem(state, role, team_id))
     team = state.teams[team_id]
-    if team.locked:
-        raise IllegalAction(Msg("{name}'s sea is already locked", name=team.name))
     grid = state.grid(team_id)
     raw = event.data.get("ships")
     if not isinstance(raw, list) or len(raw) > 26:
@@ -313,12 +289,8 @@ def _lock_sea(state: State, event: Event, role: Role) -> None:
 def _unlock_sea(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("team",))
     team_id = _team_field(f)
-    _require(role, "referee", "team", team=team_id)
-    if state.phase != "setup":
-        raise IllegalAction(Msg("the game has started: seas no longer change"))
+    refuse(unlock_sea_problem(state, role, team_id))
     team = state.teams[team_id]
-    if not team.locked:
-        raise IllegalAction(Msg("{name}'s sea is not locked", name=team.name))
     team.locked = False
     team.ships = []
     team.stock = {}
@@ -328,24 +300,10 @@ def _unlock_sea(state: State, event: Event, role: Role) -> None:
 @handler("start_game")
 def _start_game(state: State, event: Event, role: Role) -> None:
     Fields(event.data, ())
-    _require(role, "referee")
-    if state.phase != "setup":
-        raise IllegalAction(Msg("the game has already started"))
-    unlocked = [state.teams[t].name for t in TEAMS if not state.teams[t].locked]
-    if unlocked:
-        raise IllegalAction(Msg("both seas must be locked first; waiting for {join}", join=" and ".join(unlocked)))
+    refuse(start_game_problem(state, role))
     state.phase = "playing"
     state.rounds.append(Round(1, Timer(state.round_seconds)))
     _note(state, event.seq, type="game_started")
-
-
-def _planning(state: State) -> Round:
-    rnd = state.round
-    if rnd is None or state.phase != "playing":
-        raise IllegalAction(Msg("the game has not started"))
-    if rnd.phase != "planning":
-        raise IllegalAction(Msg("round {number} has started: orders are locked", number=rnd.number))
-    return rnd
 
 
 def _pilot_name(state: State, team: str, f: Fields, key: str = "pilot") -> str:
@@ -360,79 +318,12 @@ def _pilot_name(state: State, team: str, f: Fields, key: str = "pilot") -> str:
 def _set_defender(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("team", "pilot"))
     team = _team_field(f)
-    _require(role, "referee", "team", team=team)
-    rnd = _planning(state)
+    refuse(set_defender_problem(state, role, team))
     name = _pilot_name(state, team, f)
-    if any(o.team == team and o.pilot == name for o in rnd.orders.values()):
-        raise IllegalAction(Msg("{name} already flies this round; the defender stays at base", name=name))
-    rnd.defenders[team] = name
-
-
-def order_problems(
-    state: State,
-    team: str,
-    pilot: str,
-    kind: str,
-    ship_id: str,
-    corridor: str,
-    position: int | None,
-    target: Square | None,
-    replacing: str | None = None,
-) -> list[str]:
-    """Return every reason an order may not be written now (empty when it may)."""
+    refuse(defender_problem(state, team, name))
     rnd = state.round
     assert rnd is not None
-    rs = state.ruleset
-    t = state.teams[team]
-    problems: list[str] = []
-    others = [o for o in rnd.orders.values() if o.team == team and o.id != replacing]
-    if rnd.defenders.get(team) == pilot:
-        problems.append(Msg("{pilot} is this round's defender and stays at base", pilot=pilot))
-    if any(o.pilot == pilot for o in others):
-        problems.append(Msg("{pilot} already flies this round", pilot=pilot))
-    ship = t.ship(ship_id)
-    if ship is None:
-        problems.append(Msg("{name} has no ship {ship_id}", name=t.name, ship_id=ship_id))
-    elif ship_id in t.sunk:
-        problems.append(Msg("the {ship_labels} has sunk", ship_labels=ship_labels(rs.sea, t.ships)[ship_id]))
-    else:
-        used = sum(1 for o in others if o.ship == ship_id and o.kind == kind)
-        if t.stock[ship_id][kind] - used <= 0:
-            problems.append(
-                Msg(
-                    "the {ship_labels} has no {kind} left", ship_labels=ship_labels(rs.sea, t.ships)[ship_id], kind=kind
-                )
-            )
-    if corridor not in rs.corridors:
-        problems.append(Msg("there is no {corridor} corridor", corridor=corridor))
-    else:
-        in_corridor = [o for o in others if o.corridor == corridor]
-        if len(in_corridor) >= rs.corridor_limit:
-            problems.append(
-                Msg(
-                    "the {corridor} corridor already has {corridor_limit} planes, its limit",
-                    corridor=corridor,
-                    corridor_limit=rs.corridor_limit,
-                )
-            )
-        if position is not None:
-            if not 1 <= position <= rs.corridor_limit:
-                problems.append(
-                    Msg(
-                        "take-off position is 1 to {corridor_limit}, not {position}",
-                        corridor_limit=rs.corridor_limit,
-                        position=position,
-                    )
-                )
-            elif any(o.position == position for o in in_corridor):
-                problems.append(
-                    Msg("position {position} in the {corridor} corridor is taken", position=position, corridor=corridor)
-                )
-    if kind == FIGHTER and target is not None:
-        problems.append("a fighter has no target square")
-    if kind == BOMBER and target is None:
-        problems.append("a bomber needs a target square")
-    return problems
+    rnd.defenders[team] = name
 
 
 def _parse_order(
@@ -440,8 +331,7 @@ def _parse_order(
 ) -> tuple[str, str, str, str, str, int | None, Square | None, Fields]:
     f = Fields(event.data, allowed)
     team = _team_field(f)
-    _require(role, "referee", "team", team=team)
-    _planning(state)
+    refuse(add_order_problem(state, role, team))
     pilot = _pilot_name(state, team, f)
     kind = f.choice("kind", PLANE_KINDS)
     assert kind is not None
@@ -511,10 +401,10 @@ def _add_order(state: State, event: Event, role: Role) -> Mapping[str, Any]:
 def _remove_order(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("order",))
     order_id = f.text("order", limit=20)
-    _require(role, "referee", "team")
-    rnd = _planning(state)
-    order = _named_order(state, rnd, order_id, role)
-    _require(role, "referee", "team", team=order.team)
+    refuse(remove_order_problem(state, role, order_id))
+    rnd = state.round
+    assert rnd is not None
+    order = rnd.orders[order_id]
     del rnd.orders[order_id]
     _note(state, event.seq, type="order_removed", team=order.team, order=order_id)
 
@@ -522,13 +412,9 @@ def _remove_order(state: State, event: Event, role: Role) -> None:
 @handler("start_round")
 def _start_round(state: State, event: Event, role: Role) -> None:
     Fields(event.data, ())
-    _require(role, "referee")
-    rnd = _planning(state)
-    missing = [state.teams[t].name for t in TEAMS if t not in rnd.defenders]
-    if missing:
-        raise IllegalAction(
-            Msg("every team needs this round's defender; missing for {join}", join=" and ".join(missing))
-        )
+    refuse(start_round_problem(state, role))
+    rnd = state.round
+    assert rnd is not None
     rnd.phase = "airborne"
     rnd.timer.started_at = event.at
     rnd.timer.deadline = event.at + rnd.timer.seconds
@@ -541,11 +427,9 @@ def _start_round(state: State, event: Event, role: Role) -> None:
 
 
 def _airborne(state: State) -> Round:
+    refuse(airborne_problem(state))
     rnd = state.round
-    if state.phase == "over":
-        raise GameOver(Msg("the game is over"))
-    if rnd is None or state.phase != "playing" or rnd.phase != "airborne":
-        raise IllegalAction(Msg("no round is in the air"))
+    assert rnd is not None
     return rnd
 
 
@@ -556,47 +440,8 @@ def _dogfight_from(state: State, event: Event, role: Role) -> tuple[Round, Order
     choice = f.choice("choice", ("pass", "continue"), optional=True)
     rnd = _airborne(state)
     a_id, b_id = f.text("a", limit=20), f.text("b", limit=20)
-    # Who may report is settled by the ids as sent, before either order is looked up.
-    if role.kind != "referee" and not (role.kind == "pilot" and role.subject in (a_id, b_id)):
-        raise NotYourTurn(Msg("only the two pilots of a dogfight, or the referee, report it"))
-    first = _named_order(state, rnd, a_id, role)
-    second = _named_order(state, rnd, b_id, role)
-    if first.team == second.team:
-        raise IllegalAction(
-            Msg("{label} and {label2} fly for the same team", label=first.label(), label2=second.label())
-        )
-    a, b = (first, second) if first.team == "A" else (second, first)
-    if a.corridor != b.corridor:
-        raise IllegalAction(
-            Msg(
-                "{label} flies the {corridor} corridor and {label2} the {corridor2}: they never meet",
-                label=a.label(),
-                corridor=a.corridor,
-                label2=b.label(),
-                corridor2=b.corridor,
-            )
-        )
-    board = corridor_board(rnd, a.corridor)
-    meeting = board.meeting(a.id, b.id)
-    if meeting is None:
-        raise IllegalAction(Msg("{label} and {label2} are not in the air", label=a.label(), label2=b.label()))
-    if meeting.status == "done":
-        raise IllegalAction(
-            Msg(
-                "the dogfight of {label} and {label2} in the {corridor} corridor is already decided",
-                label=a.label(),
-                label2=b.label(),
-                corridor=a.corridor,
-            )
-        )
-    if meeting.status == "never":
-        raise IllegalAction(
-            Msg("{label} never meets {label2}: {reason}", label=a.label(), label2=b.label(), reason=meeting.reason)
-        )
-    if meeting.status == "waiting":
-        raise IllegalAction(
-            Msg("{label} cannot meet {label2} yet: {reason}", label=a.label(), label2=b.label(), reason=meeting.reason)
-        )
+    refuse(dogfight_problem(state, role, a_id, b_id))
+    a, b = order_pair(rnd, a_id, b_id)
     loser, passed = judge_dogfight(a.kind, b.kind, throws, choice)
     shot = a.id if loser == "A" else b.id if loser == "B" else None
     result = DuelResult(a.corridor, a.id, b.id, throws, choice, passed, shot, event.seq, event.by)
@@ -637,10 +482,9 @@ def _report_dogfight(state: State, event: Event, role: Role) -> None:
     if role.kind == "referee":
         _resolve_dogfight(state, rnd, a, b, result, event.seq, event.at)
         return None
+    refuse(reported_problem(state, role, a.id, b.id))
     key = duel_key(a.corridor, a.id, b.id)
     pending = rnd.reports.get(key, [])
-    if any(r.by == role.to_str() for r in pending):
-        raise IllegalAction(Msg("you have already reported this dogfight; the other pilot or the referee confirms it"))
     report = Report(role.to_str(), event.seq, result)
     agreeing = [r for r in pending if _same_result(r.result, result)]
     if agreeing:
@@ -659,23 +503,9 @@ def _confirm_dogfight(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("a", "b"))
     rnd = _airborne(state)
     a_id, b_id = f.text("a", limit=20), f.text("b", limit=20)
-    if role.kind != "referee" and not (role.kind == "pilot" and role.subject in (a_id, b_id)):
-        raise NotYourTurn(Msg("only the other pilot or the referee confirms a dogfight"))
-    first = _named_order(state, rnd, a_id, role)
-    second = _named_order(state, rnd, b_id, role)
-    if first.team == second.team:
-        raise IllegalAction(Msg("no such dogfight in this round"))
-    a, b = (first, second) if first.team == "A" else (second, first)
-    key = duel_key(a.corridor, a.id, b.id)
-    pending = rnd.reports.get(key)
-    if not pending:
-        raise IllegalAction(
-            Msg("nobody has reported the dogfight of {label} and {label2}", label=a.label(), label2=b.label())
-        )
-    if key in rnd.conflicts:
-        raise IllegalAction(Msg("the pilots' reports contradict each other: the referee enters the result"))
-    if role.to_str() == pending[0].by:
-        raise IllegalAction(Msg("the other pilot or the referee confirms your report, not you"))
+    refuse(confirm_problem(state, role, a_id, b_id))
+    a, b = order_pair(rnd, a_id, b_id)
+    pending = rnd.reports[duel_key(a.corridor, a.id, b.id)]
     _resolve_dogfight(state, rnd, a, b, pending[0].result, event.seq, event.at)
 
 
@@ -721,21 +551,7 @@ def _waiting_bomber(state: State, rnd: Round, f: Fields, role: Role) -> tuple[Or
         matched = True
     else:
         raise MalformedAction(Msg("give the bomber's order (scan its slip) or its target square"))
-    if order.kind != BOMBER:
-        raise IllegalAction(Msg("{label} is a fighter: fighters do not bomb", label=order.label()))
-    if order.status == "airborne":
-        raise IllegalAction(
-            Msg(
-                "{label} has not flown through the {corridor} corridor yet",
-                label=order.label(),
-                corridor=order.corridor,
-            )
-        )
-    if order.status != "bombing":
-        raise IllegalAction(
-            Msg("{label} is {replace}: it cannot bomb", label=order.label(), replace=order.status.replace("_", " "))
-        )
-    _require(role, "referee", "team", team=other(order.team))
+    refuse(bomber_problem(state, role, order))
     return order, matched
 
 
@@ -744,14 +560,7 @@ def _announce_bombing(state: State, event: Event, role: Role) -> Mapping[str, An
     f = Fields(event.data, ("order", "target", "team"))
     rnd = _airborne(state)
     order, matched = _waiting_bomber(state, rnd, f, role)
-    if order.id in rnd.bombings:
-        raise IllegalAction(
-            Msg(
-                "{label}'s bombing is already announced: {answer}",
-                label=order.label(),
-                answer=rnd.bombings[order.id].answer,
-            )
-        )
+    refuse(announce_problem(state, order))
     assert order.target is not None
     defender = state.teams[other(order.team)]
     ship = next((s for s in defender.ships if order.target in s.squares), None)
@@ -787,15 +596,8 @@ def _report_bombing(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("order", "throws", "choice"))
     rnd = _airborne(state)
     order, _ = _waiting_bomber(state, rnd, f, role)
-    bombing = rnd.bombings.get(order.id)
-    if bombing is None:
-        raise IllegalAction(
-            Msg("announce {label}'s bombing first: the sea answers water, fight or already hit", label=order.label())
-        )
-    if bombing.answer != "fight" or bombing.result is not None:
-        raise IllegalAction(
-            Msg("{label}'s bombing is over: {value}", label=order.label(), value=bombing.result or bombing.answer)
-        )
+    refuse(report_bombing_problem(state, order))
+    bombing = rnd.bombings[order.id]
     throws = parse_throws(event.data.get("throws"), ("bomber", "ship"))
     choice = f.choice("choice", ("leave", "continue"), optional=True)
     result = judge_bombing(throws, choice)
@@ -832,10 +634,8 @@ def _report_bombing(state: State, event: Event, role: Role) -> None:
 @handler("pause_timer")
 def _pause(state: State, event: Event, role: Role) -> None:
     Fields(event.data, ())
-    _require(role, "referee")
+    refuse(pause_problem(state, role))
     rnd = _airborne(state)
-    if not rnd.timer.running:
-        raise IllegalAction(Msg("the clock is already paused"))
     rnd.timer.remaining = rnd.timer.left(event.at)
     rnd.timer.deadline = None
     _note(state, event.seq, type="timer", running=False, remaining=rnd.timer.remaining)
@@ -844,10 +644,8 @@ def _pause(state: State, event: Event, role: Role) -> None:
 @handler("resume_timer")
 def _resume(state: State, event: Event, role: Role) -> None:
     Fields(event.data, ())
-    _require(role, "referee")
+    refuse(resume_problem(state, role))
     rnd = _airborne(state)
-    if rnd.timer.running:
-        raise IllegalAction(Msg("the clock is already running"))
     rnd.timer.deadline = event.at + (rnd.timer.remaining or 0.0)
     rnd.timer.remaining = None
     _note(state, event.seq, type="timer", running=True, deadline=rnd.timer.deadline)
@@ -856,7 +654,7 @@ def _resume(state: State, event: Event, role: Role) -> None:
 @handler("adjust_timer")
 def _adjust(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("seconds",))
-    _require(role, "referee")
+    refuse(adjust_problem(state, role))
     rnd = _airborne(state)
     delta = f.number("seconds", low=-3600, high=3600)
     left = rnd.timer.left(event.at)
@@ -879,10 +677,8 @@ def _adjust(state: State, event: Event, role: Role) -> None:
 @handler("end_round")
 def _end_round(state: State, event: Event, role: Role) -> None:
     Fields(event.data, ())
-    _require(role, "referee", "clock")
+    refuse(end_round_problem(state, role, event.at))
     rnd = _airborne(state)
-    if role.kind == "clock" and (rnd.timer.deadline is None or event.at < rnd.timer.deadline):
-        raise IllegalAction(Msg("the round's time is not up"))
     rnd.phase = "closed"
     rnd.timer.ended_at = event.at
     rnd.timer.remaining = rnd.timer.left(event.at)
@@ -907,9 +703,7 @@ def _end_round(state: State, event: Event, role: Role) -> None:
 def _surrender(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("team",))
     team = _team_field(f)
-    _require(role, "referee", "team", team=team)
-    if state.phase == "over":
-        raise GameOver(Msg("the game is over"))
+    refuse(surrender_problem(state, role, team))
     _end(state, other(team), "surrender", Msg("{team} surrendered", team=state.teams[team].name), event.seq, event.at)
 
 
@@ -918,9 +712,7 @@ def _forfeit(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("team", "reason"))
     team = _team_field(f)
     reason = f.text("reason", limit=300)
-    _require(role, "referee")
-    if state.phase == "over":
-        raise GameOver(Msg("the game is over"))
+    refuse(forfeit_problem(state, role))
     _end(
         state,
         other(team),
@@ -935,11 +727,7 @@ def _forfeit(state: State, event: Event, role: Role) -> None:
 def _end_game(state: State, event: Event, role: Role) -> None:
     f = Fields(event.data, ("reason",))
     reason = f.text("reason", optional=True, limit=300) or Msg("the referee ended the game")
-    _require(role, "referee")
-    if state.phase == "over":
-        raise GameOver(Msg("the game is over"))
-    if state.phase == "setup":
-        raise IllegalAction(Msg("the game has not started: there is nothing to score"))
+    refuse(end_game_problem(state, role))
     _decide_by_tie_breaks(state, "referee_ended", event.seq, reason, event.at)
 
 
@@ -950,12 +738,7 @@ def _void(state: State, event: Event, role: Role) -> None:
     target = f.integer("seq", low=1, high=10**9)
     f.text("reason", limit=300)  # kept in the event itself
     assert target is not None
-    if target == 1:
-        raise IllegalAction(Msg("the game's creation cannot be voided; start a new game instead"))
-    if target >= event.seq or target > len(state.log):
-        raise IllegalAction(Msg("there is no event {target} to void", target=target))
-    if target in effective_voids(state.log):
-        raise IllegalAction(Msg("event {target} is already void", target=target))
+    refuse(void_problem(state, target))
     fresh = ENGINE.recompute(state.log + (event,))
     fresh.voided = effective_voids(fresh.log)
     state.__dict__.update(fresh.__dict__)
@@ -1005,7 +788,7 @@ ENGINE = Engine(
         clone=_clone,
         bindings=BINDINGS,
         written=BOUND_FIELDS,
-        after_end=frozenset({"void"}),
+        after_end=AFTER_END,
         on_voided=_voided,
         on_void=_void_noted,
         on_unapplied=_reserve,

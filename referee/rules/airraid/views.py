@@ -5,6 +5,39 @@ from __future__ import annotations
 from ..errors import IllegalAction, MalformedAction, Msg
 from ..events import JSON, Role, encode
 from ..sea import ship_labels
+from .conditions import (
+    AFTER_END,
+    add_order_problem,
+    adjust_problem,
+    airborne_problem,
+    announce_problem,
+    bombing_problem,
+    confirm_problem,
+    corridor_problems,
+    defender_problem,
+    dogfight_problem,
+    end_game_problem,
+    end_round_problem,
+    forfeit_problem,
+    lock_sea_problem,
+    pause_problem,
+    pilot_problems,
+    planes_left,
+    planning_problem,
+    remove_order_problem,
+    report_bombing_problem,
+    reported_problem,
+    resume_problem,
+    role_problem,
+    set_defender_problem,
+    set_players_problem,
+    setup_problem,
+    start_game_problem,
+    start_round_problem,
+    surrender_problem,
+    unlock_sea_problem,
+    void_problem,
+)
 from .corridors import (
     corridor_boards,
     due_dogfights,
@@ -30,34 +63,30 @@ from .state import (
 
 
 def order_options(state: State, team: str) -> JSON:
-    """Return what an order may use now: free pilots, ships with stock, corridor slots."""
+    """Return what an order may use now: free pilots, ships with stock, corridor slots.
+
+    Each option is what `order_problems`, the add_order handler's check, takes on its own.
+    """
     rnd = state.round
     t = state.teams[team]
     if rnd is None or rnd.phase != "planning":
         return {}
-    flying = {o.pilot for o in rnd.orders.values() if o.team == team}
     labels = ship_labels(state.ruleset.sea, t.ships)
-    ships = []
-    for ship in t.afloat():
-        used = {
-            k: sum(1 for o in rnd.orders.values() if o.team == team and o.ship == ship.id and o.kind == k)
-            for k in PLANE_KINDS
+    ships = [
+        {
+            "ship": ship.id,
+            "name": labels[ship.id],
+            "kind": ship.kind,
+            **{k: planes_left(state, team, ship.id, k) for k in PLANE_KINDS},
         }
-        ships.append(
-            {
-                "ship": ship.id,
-                "name": labels[ship.id],
-                "kind": ship.kind,
-                **{k: t.stock[ship.id][k] - used[k] for k in PLANE_KINDS},
-            }
-        )
+        for ship in t.afloat()
+    ]
     corridors = []
     for c in state.ruleset.corridors:
-        taken = sorted(o.position for o in rnd.orders.values() if o.team == team and o.corridor == c)
-        free = [p for p in range(1, state.ruleset.corridor_limit + 1) if p not in taken]
+        free = [p for p in range(1, state.ruleset.corridor_limit + 1) if not corridor_problems(state, team, c, p)]
         corridors.append({"corridor": c, "free": len(free), "positions": free})
     return {
-        "pilots": [p for p in t.players if p not in flying and p != rnd.defenders.get(team)],
+        "pilots": [p for p in t.players if not pilot_problems(state, team, p)],
         "ships": ships,
         "corridors": corridors,
         "target_size": state.teams[other(team)].size,
@@ -65,64 +94,97 @@ def order_options(state: State, team: str) -> JSON:
 
 
 def legal_actions(state: State, role: Role) -> list[JSON]:
-    """List the actions a role may take now; forms with free fields list their options."""
+    """List the actions a role may take now; forms with free fields list their options.
+
+    Each move is listed when its handler's predicates (`conditions`) let the role make it, for
+    the teams, orders and pairs of orders it could name; so what is listed is what `apply` takes.
+    """
+    # Pilots' and the public's screens, most of a push, make no move of the referee's or a team's:
+    # the role check all those moves start with refuses them once here, not once a move.
+    base = role_problem(role, "referee", "team") is None
     acts: list[JSON] = []
-    if state.phase == "over":
-        return acts
-    is_ref = role.kind == "referee"
-    teams = TEAMS if is_ref else (role.subject,) if role.kind == "team" else ()
+    if base:
+        acts.extend(_setup_actions(state, role))
+        acts.extend({"type": "surrender", "team": t} for t in TEAMS if surrender_problem(state, role, t) is None)
+        acts.extend(_planning_actions(state, role))
+    acts.extend(_airborne_actions(state, role, base))
+    if base:
+        if end_game_problem(state, role) is None:
+            acts.append({"type": "end_game"})
+        if forfeit_problem(state, role) is None:
+            acts.append({"type": "forfeit"})
+        acts.extend({"type": "set_players", "team": t} for t in TEAMS if set_players_problem(state, role, t) is None)
+    # The newest event is not void yet: whether it may be voided tells whether any event may.
+    if role_problem(role, "referee") is None and void_problem(state, state.version) is None:
+        acts.append({"type": "void"})
+    if state.over is not None:
+        # Once the game is over the engine takes these kinds only.
+        acts = [a for a in acts if a["type"] in AFTER_END]
+    return acts
+
+
+def _setup_actions(state: State, role: Role) -> list[JSON]:
+    acts: list[JSON] = []
+    if setup_problem(state) is not None:
+        return acts  # every move here refuses outside the setup
+    for t in TEAMS:
+        if lock_sea_problem(state, role, t) is None:
+            acts.append({"type": "lock_sea", "team": t})
+        elif unlock_sea_problem(state, role, t) is None:
+            acts.append({"type": "unlock_sea", "team": t})
+    if start_game_problem(state, role) is None:
+        acts.append({"type": "start_game"})
+    return acts
+
+
+def _planning_actions(state: State, role: Role) -> list[JSON]:
+    acts: list[JSON] = []
     rnd = state.round
-    if state.phase == "setup":
-        for t in teams:
-            acts.append({"type": "unlock_sea" if state.teams[t].locked else "lock_sea", "team": t})
-        if is_ref and all(state.teams[t].locked for t in TEAMS):
-            acts.append({"type": "start_game"})
-        return acts
-    assert rnd is not None
-    for t in teams:
-        acts.append({"type": "surrender", "team": t})
-    if rnd.phase == "planning":
-        for t in teams:
-            acts.append(
-                {
-                    "type": "set_defender",
-                    "team": t,
-                    "options": [
-                        p
-                        for p in state.teams[t].players
-                        if not any(o.pilot == p and o.team == t for o in rnd.orders.values())
-                    ],
-                }
-            )
+    if rnd is None or planning_problem(state) is not None:
+        return acts  # every move here refuses outside the planning
+    for t in TEAMS:
+        if set_defender_problem(state, role, t) is None:
+            pilots = [p for p in state.teams[t].players if defender_problem(state, t, p) is None]
+            acts.append({"type": "set_defender", "team": t, "options": pilots})
+        if add_order_problem(state, role, t) is None:
             acts.append({"type": "add_order", "team": t, "options": order_options(state, t)})
-            acts.extend({"type": "remove_order", "order": o.id} for o in rnd.orders.values() if o.team == t)
-        if is_ref and all(t in rnd.defenders for t in TEAMS):
-            acts.append({"type": "start_round"})
-    elif rnd.phase == "airborne":
-        for m in due_dogfights(state):
-            if is_ref or (role.kind == "pilot" and role.subject in (m.a, m.b)):
-                key = duel_key(m.corridor, m.a, m.b)
-                kind = (
-                    "confirm_dogfight"
-                    if rnd.reports.get(key)
-                    and key not in rnd.conflicts
-                    and (is_ref or rnd.reports[key][0].by != role.to_str())
-                    else "report_dogfight"
-                )
-                acts.append({"type": kind, "a": m.a, "b": m.b})
-                if kind == "confirm_dogfight":
-                    acts.append({"type": "report_dogfight", "a": m.a, "b": m.b})
-        for t in teams:
-            for o in waiting_bombers(state, t):
-                kind = "report_bombing" if o.id in rnd.bombings else "announce_bombing"
-                acts.append({"type": kind, "order": o.id})
-        if is_ref:
-            acts.append({"type": "pause_timer" if rnd.timer.running else "resume_timer"})
-            acts.append({"type": "adjust_timer"})
-            acts.append({"type": "end_round"})
-    if is_ref:
-        acts.append({"type": "end_game"})
-        acts.append({"type": "forfeit"})
+        acts.extend(
+            {"type": "remove_order", "order": o.id}
+            for o in rnd.orders.values()
+            if o.team == t and remove_order_problem(state, role, o.id) is None
+        )
+    if start_round_problem(state, role) is None:
+        acts.append({"type": "start_round"})
+    return acts
+
+
+def _airborne_actions(state: State, role: Role, base: bool) -> list[JSON]:
+    """The moves of a round in the air; `base`: the role may act for a team (the referee or a team)."""
+    acts: list[JSON] = []
+    if airborne_problem(state) is not None:
+        return acts
+    # Only planes due to meet may fight (`dogfight_problem`), so only those are asked about.
+    for m in due_dogfights(state):
+        if confirm_problem(state, role, m.a, m.b) is None:
+            acts.append({"type": "confirm_dogfight", "a": m.a, "b": m.b})
+        if dogfight_problem(state, role, m.a, m.b) is None and reported_problem(state, role, m.a, m.b) is None:
+            acts.append({"type": "report_dogfight", "a": m.a, "b": m.b})
+    for t in TEAMS if base else ():
+        for o in waiting_bombers(state, t):
+            if bombing_problem(state, role, o.id) is not None:
+                continue
+            if announce_problem(state, o) is None:
+                acts.append({"type": "announce_bombing", "order": o.id})
+            elif report_bombing_problem(state, o) is None:
+                acts.append({"type": "report_bombing", "order": o.id})
+    if base and pause_problem(state, role) is None:
+        acts.append({"type": "pause_timer"})
+    if base and resume_problem(state, role) is None:
+        acts.append({"type": "resume_timer"})
+    if base and adjust_problem(state, role) is None:
+        acts.append({"type": "adjust_timer"})
+    if end_round_problem(state, role, None) is None:
+        acts.append({"type": "end_round"})
     return acts
 
 

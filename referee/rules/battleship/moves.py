@@ -12,6 +12,7 @@ from ..errors import (
     MalformedAction,
     Msg,
     NotYourTurn,
+    RulesError,
     RulesetError,
     join_msgs,
 )
@@ -53,9 +54,57 @@ def _may_act(role: Role, player: str) -> bool:
     return role.kind == "referee" or (role.kind == "player" and role.subject == player)
 
 
-def _require(role: Role, player: str) -> None:
+# --- When each move may be made --------------------------------------------------------------
+# One predicate per move, returning the refusal or None: the handlers raise what they return,
+# and `legal_actions` lists a move exactly when they return None, so the two cannot drift.
+
+
+def refuse(refusal: RulesError | None) -> None:
+    """Raise a predicate's refusal, if it gave one."""
+    if refusal is not None:
+        raise refusal
+
+
+def role_problem(role: Role, player: str) -> RulesError | None:
+    """Refuse anyone but the player and the referee."""
     if not _may_act(role, player):
-        raise NotYourTurn(Msg("only player {player} or the referee may do this", player=player))
+        return NotYourTurn(Msg("only player {player} or the referee may do this", player=player))
+    return None
+
+
+def place_fleet_problem(state: State, role: Role, player: str) -> RulesError | None:
+    """Refuse placing a fleet but before play, once per player."""
+    refusal = role_problem(role, player)
+    if refusal is None and state.phase != "placing":
+        refusal = IllegalAction(Msg("play has started: no ship moves now"))
+    if refusal is None and state.players[player].placed:
+        refusal = IllegalAction(Msg("{name}'s fleet is already placed", name=state.players[player].name))
+    return refusal
+
+
+def fire_problem(state: State, role: Role, player: str) -> RulesError | None:
+    """Refuse firing but in play, on the player's turn (which squares: the handler's check)."""
+    refusal = role_problem(role, player)
+    if refusal is None and state.phase != "playing":
+        refusal = IllegalAction(Msg("play has not started: both fleets must be placed first"))
+    if refusal is None and state.turn != player:
+        refusal = NotYourTurn(Msg("it is {name}'s turn", name=state.players[other(player)].name))
+    return refusal
+
+
+def forfeit_problem(state: State, role: Role, player: str) -> RulesError | None:
+    """Refuse a forfeit from anyone but the player and the referee (the engine refuses one once over)."""
+    return role_problem(role, player)
+
+
+def computer_move_problem(state: State, role: Role, player: str) -> RulesError | None:
+    """Refuse the computer's move unless it plays the player and is to act now."""
+    refusal = role_problem(role, player)
+    if refusal is None and state.players[player].computer is None:
+        refusal = IllegalAction(Msg("{name} is not played by the computer", name=state.players[player].name))
+    if refusal is None and computer_due(state) != player:
+        refusal = IllegalAction(Msg("the computer has nothing to do now"))
+    return refusal
 
 
 def _name(value: Any, key: str) -> str:
@@ -136,12 +185,8 @@ def _parse_fleet(state: State, player: str, data: Mapping[str, Any]) -> list[Shi
 def _place_fleet(state: State, event: Event, role: Role) -> None:
     data = _fields(event.data, ("player", "ships", "sea"))
     player = _player_field(data)
-    _require(role, player)
-    if state.phase != "placing":
-        raise IllegalAction(Msg("play has started: no ship moves now"))
+    refuse(place_fleet_problem(state, role, player))
     side = state.players[player]
-    if side.placed:
-        raise IllegalAction(Msg("{name}'s fleet is already placed", name=side.name))
     side.ships = _parse_fleet(state, player, data)
     side.placed = True
     if all(state.players[p].placed for p in PLAYERS):
@@ -152,11 +197,7 @@ def _place_fleet(state: State, event: Event, role: Role) -> None:
 def _fire(state: State, event: Event, role: Role) -> None:
     data = _fields(event.data, ("player", "squares"))
     player = _player_field(data)
-    _require(role, player)
-    if state.phase != "playing":
-        raise IllegalAction(Msg("play has not started: both fleets must be placed first"))
-    if state.turn != player:
-        raise NotYourTurn(Msg("it is {name}'s turn", name=state.players[other(player)].name))
+    refuse(fire_problem(state, role, player))
     grid = state.grid()
     raw = data.get("squares")
     if not isinstance(raw, list) or not raw or len(raw) > grid.size**2:
@@ -193,7 +234,7 @@ def _fire(state: State, event: Event, role: Role) -> None:
 def _forfeit(state: State, event: Event, role: Role) -> None:
     data = _fields(event.data, ("player", "reason"))
     player = _player_field(data)
-    _require(role, player)
+    refuse(forfeit_problem(state, role, player))
     reason = data.get("reason", "")
     if not isinstance(reason, str) or len(reason) > 300:
         raise MalformedAction(Msg("reason is text of at most 300 characters"))
@@ -227,12 +268,8 @@ def _computer_move(state: State, event: Event, role: Role) -> Mapping[str, Any]:
     """
     data = _fields(event.data, ("player", "ships", "squares", SEED))
     player = _player_field(data)
-    _require(role, player)
+    refuse(computer_move_problem(state, role, player))
     side = state.players[player]
-    if side.computer is None:
-        raise IllegalAction(Msg("{name} is not played by the computer", name=side.name))
-    if computer_due(state) != player:
-        raise IllegalAction(Msg("the computer has nothing to do now"))
     rs = state.ruleset
     grid = rs.grid()
     move: dict[str, Any]

@@ -7,7 +7,7 @@ import dataclasses
 from ..events import JSON, Role
 from ..sea import ship_labels
 from ..shots import Volley
-from .moves import _may_act
+from .moves import computer_move_problem, fire_problem, forfeit_problem, place_fleet_problem
 from .ruleset import MODE, PLAYERS, BattleshipRuleset, other
 from .state import State, shots_due
 
@@ -19,24 +19,26 @@ def _role(role: Role | str) -> Role:
 
 
 def legal_actions(state: State, role: Role | str) -> list[JSON]:
-    """List the actions a role may take now; a fire action lists the squares that may be called."""
+    """List the actions a role may take now; a fire action lists the squares that may be called.
+
+    A move is listed when its handler's predicate (in `moves`) lets the role make it for a player.
+    """
     role = _role(role)
     acts: list[JSON] = []
-    if state.phase == "over":
-        return acts
-    mine = [p for p in PLAYERS if _may_act(role, p)]
+    if state.over is not None:
+        return acts  # the engine takes nothing once the game is over
     grid = state.grid()
-    if state.phase == "placing":
-        for p in mine:
-            if not state.players[p].placed:
-                acts.append({"type": "place_fleet", "player": p, "fleet": list(state.ruleset.fleet)})
-    elif state.turn in mine:
-        assert state.turn is not None
-        closed = state.players[other(state.turn)].closed()
-        free = [grid.square_name(s) for s in grid.squares() if s not in closed]
-        acts.append({"type": "fire", "player": state.turn, "count": shots_due(state), "squares": free})
-    for p in mine:
-        acts.append({"type": "forfeit", "player": p})
+    for p in PLAYERS:
+        if place_fleet_problem(state, role, p) is None:
+            acts.append({"type": "place_fleet", "player": p, "fleet": list(state.ruleset.fleet)})
+        if fire_problem(state, role, p) is None:
+            closed = state.players[other(p)].closed()
+            free = [grid.square_name(s) for s in grid.squares() if s not in closed]
+            acts.append({"type": "fire", "player": p, "count": shots_due(state), "squares": free})
+    for p in PLAYERS:
+        if computer_move_problem(state, role, p) is None:
+            acts.append({"type": "computer_move", "player": p})
+    acts.extend({"type": "forfeit", "player": p} for p in PLAYERS if forfeit_problem(state, role, p) is None)
     return acts
 
 
