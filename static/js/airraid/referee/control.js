@@ -103,7 +103,8 @@ export function mount(ctx) {
 
     document.getElementById('corridors-card').hidden = ctx.view.phase === 'setup';
     const endCard = $('end-game').closest('section');
-    endCard.hidden = !ctx.legal('end_game') && !ctx.legal('forfeit');
+    // Once the game is under way: a forfeit is taken in setup too, but a card of it there only confuses.
+    endCard.hidden = !ctx.legal('end_game');
     $('end-game').disabled = !ctx.legal('end_game');
     for (const b of document.querySelectorAll('[data-forfeit]')) b.disabled = !ctx.legal('forfeit');
   }
