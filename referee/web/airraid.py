@@ -32,6 +32,7 @@ from referee.web.auth import (
     current_team,
     is_server_referee,
     issue_token,
+    link_nonce,
     make_slip,
     read_slip,
     reissue_join_token,
@@ -163,29 +164,11 @@ def join_url(game_id: str, team: str, *, reissue: bool = True) -> str:
     kept in the token's label, so the dashboard can show the same link again after a reload,
     while nobody without the secret key can derive it.
     """
-    nonce = None if reissue else current_join_nonce(game_id, team)
+    nonce = None if reissue else link_nonce(db.engine, game_id, TokenKind.TEAM_JOIN, team)
     if nonce is None:
         nonce = secrets.token_urlsafe(12)
         reissue_join_token(db.engine, game_id, team, label=f"nonce:{nonce}", raw=join_token(game_id, team, nonce))
     return url_for("games.team_page", game_id=game_id, t=join_token(game_id, team, nonce), _external=True)
-
-
-def current_join_nonce(game_id: str, team: str) -> str | None:
-    """Return the nonce of a team's active join link, if it has one."""
-    with reading(db.engine) as conn:
-        label = conn.execute(
-            select(tokens_t.c.label)
-            .where(
-                tokens_t.c.game_id == game_id,
-                tokens_t.c.role == str(TokenKind.TEAM_JOIN),
-                tokens_t.c.subject == team,
-                tokens_t.c.revoked_at.is_(None),
-            )
-            .order_by(tokens_t.c.id.desc())
-        ).scalar()
-    if isinstance(label, str) and label.startswith("nonce:"):
-        return label[len("nonce:") :]
-    return None
 
 
 def sea_sizes() -> list[dict[str, Any]]:

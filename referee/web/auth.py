@@ -249,16 +249,7 @@ def reissue_join_token(engine: Engine, game_id: str, team: str, *, label: str = 
     def run() -> Issued:
         now = time.time()
         with engine.begin() as conn:
-            conn.execute(
-                update(tokens_t)
-                .where(
-                    tokens_t.c.game_id == game_id,
-                    tokens_t.c.role == str(TokenKind.TEAM_JOIN),
-                    tokens_t.c.subject == team,
-                    tokens_t.c.revoked_at.is_(None),
-                )
-                .values(revoked_at=now)
-            )
+            revoke_links(conn, game_id, TokenKind.TEAM_JOIN, team, now)
             new = conn.execute(
                 insert(tokens_t).values(
                     game_id=game_id,
@@ -299,7 +290,7 @@ def join_team(engine: Engine, join: TokenInfo, *, name: str = "") -> tuple[str, 
                 ).rowcount
                 if not spent:
                     raise JoinSpent(join.id)
-                _revoke_seat_joins(conn, game_id, join.subject, now)  # a seat has one phone
+                revoke_links(conn, game_id, TokenKind.SEAT_JOIN, join.subject, now)  # a seat has one phone
             new = conn.execute(
                 insert(tokens_t).values(
                     game_id=join.game_id,
@@ -338,17 +329,36 @@ def _lock_seats(conn: Connection, game_id: str) -> None:
     conn.execute(select(games_t.c.id).where(games_t.c.id == game_id).with_for_update())
 
 
-def _revoke_seat_joins(conn: Connection, game_id: str, seat: str | None, now: float) -> None:
+def revoke_links(conn: Connection, game_id: str, kind: TokenKind, subject: str | None, now: float) -> None:
+    """Revoke a game's unspent links of one kind for one team or seat (a new link replaces them)."""
     conn.execute(
         update(tokens_t)
         .where(
             tokens_t.c.game_id == game_id,
-            tokens_t.c.role == str(TokenKind.SEAT_JOIN),
-            tokens_t.c.subject == seat,
+            tokens_t.c.role == str(kind),
+            tokens_t.c.subject == subject,
             tokens_t.c.revoked_at.is_(None),
         )
         .values(revoked_at=now)
     )
+
+
+def link_nonce(engine: Engine, game_id: str, kind: TokenKind, subject: str) -> str | None:
+    """Return the nonce of a team's or seat's active link of one kind, if it has one."""
+    with reading(engine) as conn:
+        label = conn.execute(
+            select(tokens_t.c.label)
+            .where(
+                tokens_t.c.game_id == game_id,
+                tokens_t.c.role == str(kind),
+                tokens_t.c.subject == subject,
+                tokens_t.c.revoked_at.is_(None),
+            )
+            .order_by(tokens_t.c.id.desc())
+        ).scalar()
+    if isinstance(label, str) and label.startswith("nonce:"):
+        return label[len("nonce:") :]
+    return None
 
 
 def _seat_devices(conn: Connection, game_id: str, seat: str) -> list[Any]:
@@ -381,7 +391,7 @@ def issue_seat_link(engine: Engine, game_id: str, seat: str, *, raw: str, label:
             _lock_seats(conn, game_id)
             if _seat_devices(conn, game_id, seat):
                 return False
-            _revoke_seat_joins(conn, game_id, seat, now)
+            revoke_links(conn, game_id, TokenKind.SEAT_JOIN, seat, now)
             conn.execute(
                 insert(tokens_t).values(
                     game_id=game_id,
@@ -414,7 +424,7 @@ def reopen_seat(engine: Engine, game_id: str, seat: str, *, raw: str, label: str
                     .where(devices_t.c.id.in_([r.id for r in rows]), devices_t.c.revoked_at.is_(None))
                     .values(revoked_at=now)
                 )
-            _revoke_seat_joins(conn, game_id, seat, now)
+            revoke_links(conn, game_id, TokenKind.SEAT_JOIN, seat, now)
             conn.execute(
                 insert(tokens_t).values(
                     game_id=game_id,

@@ -60,6 +60,7 @@ from referee.web.auth import (
     issue_seat_link,
     issue_token,
     join_team,
+    link_nonce,
     reopen_seat,
     seat_taken,
     set_token_cookie,
@@ -291,24 +292,6 @@ def device_token(game_id: str, subject: str) -> str:
     return device.token
 
 
-def _seat_nonce(game_id: str, player: str) -> str | None:
-    """Return the nonce of a seat's unspent link, if it has one."""
-    with reading(db.engine) as conn:
-        label = conn.execute(
-            select(tokens_t.c.label)
-            .where(
-                tokens_t.c.game_id == game_id,
-                tokens_t.c.role == str(TokenKind.SEAT_JOIN),
-                tokens_t.c.subject == player,
-                tokens_t.c.revoked_at.is_(None),
-            )
-            .order_by(tokens_t.c.id.desc())
-        ).scalar()
-    if isinstance(label, str) and label.startswith("nonce:"):
-        return label[len("nonce:") :]
-    return None
-
-
 def _seat_url(game_id: str, player: str, nonce: str) -> str:
     return url_for("battleship.play_page", game_id=game_id, t=join_token(game_id, player, nonce), _external=True)
 
@@ -321,7 +304,7 @@ def join_link(game_id: str, player: str) -> str | None:
     """
     if seat_taken(db.engine, game_id, player):
         return None
-    nonce = _seat_nonce(game_id, player)
+    nonce = link_nonce(db.engine, game_id, TokenKind.SEAT_JOIN, player)
     if nonce is None:
         nonce = secrets.token_urlsafe(12)
         if not issue_seat_link(
