@@ -382,6 +382,21 @@ def seat_taken(engine: Engine, game_id: str, seat: str) -> bool:
         return bool(_seat_devices(conn, game_id, seat))
 
 
+def _new_seat_link(conn: Connection, game_id: str, seat: str, raw: str, label: str, now: float) -> None:
+    """Store a seat's new single-use link in place of its older ones."""
+    revoke_links(conn, game_id, TokenKind.SEAT_JOIN, seat, now)
+    conn.execute(
+        insert(tokens_t).values(
+            game_id=game_id,
+            role=str(TokenKind.SEAT_JOIN),
+            subject=seat,
+            token_hash=hash_token(raw),
+            label=label,
+            created_at=now,
+        )
+    )
+
+
 def issue_seat_link(engine: Engine, game_id: str, seat: str, *, raw: str, label: str = "") -> bool:
     """Store a single-use link to a free seat (revoking its older links); False if a phone holds it."""
 
@@ -391,17 +406,7 @@ def issue_seat_link(engine: Engine, game_id: str, seat: str, *, raw: str, label:
             _lock_seats(conn, game_id)
             if _seat_devices(conn, game_id, seat):
                 return False
-            revoke_links(conn, game_id, TokenKind.SEAT_JOIN, seat, now)
-            conn.execute(
-                insert(tokens_t).values(
-                    game_id=game_id,
-                    role=str(TokenKind.SEAT_JOIN),
-                    subject=seat,
-                    token_hash=hash_token(raw),
-                    label=label,
-                    created_at=now,
-                )
-            )
+            _new_seat_link(conn, game_id, seat, raw, label, now)
             return True
 
     return retry_busy(run)
@@ -424,17 +429,7 @@ def reopen_seat(engine: Engine, game_id: str, seat: str, *, raw: str, label: str
                     .where(devices_t.c.id.in_([r.id for r in rows]), devices_t.c.revoked_at.is_(None))
                     .values(revoked_at=now)
                 )
-            revoke_links(conn, game_id, TokenKind.SEAT_JOIN, seat, now)
-            conn.execute(
-                insert(tokens_t).values(
-                    game_id=game_id,
-                    role=str(TokenKind.SEAT_JOIN),
-                    subject=seat,
-                    token_hash=hash_token(raw),
-                    label=label,
-                    created_at=now,
-                )
-            )
+            _new_seat_link(conn, game_id, seat, raw, label, now)
             return [str(r.id) for r in rows]
 
     return retry_busy(run)
