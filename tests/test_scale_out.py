@@ -643,8 +643,16 @@ def test_nginx_with_the_deploy_config_serves_pages_and_websockets(
         assert after["ok"] and phone.wait_for(after["seq"]) is not None, "pushes reach it on its new process"
         # And plain requests from this address go to the survivor too.
         assert requests.get(f"{nginx}/api/health", timeout=10).status_code == 200
-        served = (prefix / "logs" / "access.log").read_text(encoding="utf-8").strip().splitlines()[-1]
-        assert "/api/health" in served and served.endswith(f"upstream=127.0.0.1:{survivor.port}"), served
+        # nginx writes a line once a request is done (a websocket's when it closes), sometimes just after
+        # the client has its answer: wait for the health check's own line.
+        access_log = prefix / "logs" / "access.log"
+
+        def health_lines() -> list[str]:
+            return [line for line in access_log.read_text(encoding="utf-8").splitlines() if "/api/health" in line]
+
+        assert wait_until(lambda: bool(health_lines()), 5), access_log.read_text(encoding="utf-8")[-500:]
+        served = health_lines()[-1]
+        assert served.endswith(f"upstream=127.0.0.1:{survivor.port}"), served
     finally:
         phone.close()
 
