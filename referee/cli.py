@@ -127,6 +127,35 @@ main.add_command(rules_group)
 main.add_command(sea_group)
 
 
+@main.command("play")
+@click.argument("ruleset")
+@click.argument("actions", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--seed", type=int, default=None, help="Draw every server seed from this seed: the same output each run.")
+def play_script(ruleset: str, actions: str, seed: int | None) -> None:
+    """Play a file of actions (JSON lines) against a fresh game; print each answer as a JSON line.
+
+    RULESET is a ruleset file, or the name of one in config/rulesets/ (zeeslag). Exit 0 when every
+    line was accepted or refused as its "expect" says, else 1. The file's form: docs/actions.md.
+    """
+    from referee.script_play import play_file
+
+    sys.exit(play_file(ruleset, actions, seed=seed, out=sys.stdout, err=sys.stderr))
+
+
+@main.group("map")
+def map_group() -> None:
+    """Check map files."""
+
+
+@map_group.command("check")
+@click.argument("file")
+def map_check(file: str) -> None:
+    """Check a map file: exit 0 with a summary, or 1 with one line per problem."""
+    from referee.maps_cli import check_command
+
+    sys.exit(check_command(file))
+
+
 _instance_option = click.option(
     "--instance-path",
     envvar="REFEREE_INSTANCE_PATH",

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from referee.rules import find_mode
 from referee.rules.errors import MalformedAction, Msg, RulesError
+from referee.rules.events import Role
 from referee.store import Result, Store, StoreError
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,7 @@ MAX_AUTOMATIC = 500
 class Publisher(Protocol):
     """How the play service tells the screens: the web layer's pushes."""
 
-    def publish(self, game_id: str, state: Any) -> Mapping[tuple[str, str], Any]:
+    def publish(self, game_id: str, state: Any) -> Mapping[tuple[Role, str], Any]:
         """Send every audience of a game its fresh view; return the views made, by (role, language)."""
 
 
@@ -39,7 +40,7 @@ class Acted:
 
     result: Result
     state: Any
-    pushed: Mapping[tuple[str, str], Any]
+    pushed: Mapping[tuple[Role, str], Any]
 
 
 class Play:
@@ -58,7 +59,7 @@ class Play:
     def act(
         self,
         game_id: str,
-        role: str,
+        role: Role,
         action: Any,
         *,
         client_id: Any = None,

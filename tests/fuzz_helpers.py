@@ -16,7 +16,7 @@ from referee.web.auth import SERVER_REFEREE_COOKIE
 from referee.web.extensions import engine_of, store_of
 
 from .airraid_helpers import PLAYERS, SEA_7, ships_json
-from .test_games_web import act, join, referee_client
+from .web.test_games_web import act, join, referee_client
 
 # Team B's sea is team A's turned half a turn.
 SEA_B = "\n".join(row[::-1] for row in SEA_7.strip().splitlines()[::-1])

@@ -4,10 +4,11 @@ Time always comes in as an argument (seconds since the epoch, as a float); chanc
 server draws and the event keeps. The modes the app plays are registered here.
 """
 
-from . import airraid, battleship
+from . import airraid, battleship, vestorsjo
 from .modes import MODES, GameMode, find_mode, mode_of, register
 
 register(airraid)
 register(battleship)
+register(vestorsjo)
 
-__all__ = ["MODES", "GameMode", "airraid", "battleship", "find_mode", "mode_of", "register"]
+__all__ = ["MODES", "GameMode", "airraid", "battleship", "find_mode", "mode_of", "register", "vestorsjo"]

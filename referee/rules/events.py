@@ -36,18 +36,33 @@ class Event:
         return cls(int(data["seq"]), str(data["kind"]), dict(data["data"]), float(data["at"]), str(data["by"]))
 
 
-@dataclass(frozen=True)
-class Role:
-    """Who acts or looks: the referee, a team, a pilot (by order id), a Battleship player, the public, the clock."""
+class Role(str):
+    """Who acts or looks: the referee, a team, a pilot (by order id), a player, the public, the clock.
 
-    kind: str
-    subject: str = ""
+    A role is its own text ("team:A"), parsed once where it enters (`from_str`): it is stored,
+    compared, sent and used as a room name as that text, and read through `kind` and `subject`.
+    """
 
     KINDS = ("referee", "team", "pilot", "player", "public", "clock")
+
+    def __new__(cls, kind: str, subject: str = "") -> Role:
+        return super().__new__(cls, f"{kind}:{subject}" if subject else kind)
+
+    @property
+    def kind(self) -> str:
+        """Return what sort of role this is: one of KINDS."""
+        return self.partition(":")[0]
+
+    @property
+    def subject(self) -> str:
+        """Return whom the role names (a team, an order id, a player), or "" for the referee and the public."""
+        return self.partition(":")[2]
 
     @classmethod
     def from_str(cls, text: str) -> Role:
         """Parse a role written like "referee", "team:A", "pilot:1A3", "player:A" or "public"."""
+        if isinstance(text, Role):
+            return text
         if not isinstance(text, str):
             raise MalformedAction(Msg("a role is written like team:A, not {text!r}", text=text))
         kind, _, subject = text.partition(":")
@@ -57,10 +72,10 @@ class Role:
 
     def to_str(self) -> str:
         """Write the role as text."""
-        return f"{self.kind}:{self.subject}" if self.subject else self.kind
+        return str.__str__(self)
 
-    def __str__(self) -> str:
-        return self.to_str()
+    def __repr__(self) -> str:
+        return f"Role({self.to_str()!r})"
 
 
 REFEREE = Role("referee")

@@ -48,6 +48,12 @@ BOUNDS = (
     "corridors.limit",
     "rounds.seconds",
     "rounds.limit",
+    "play.actions_per_turn",
+    "play.rounds_to_hold",
+    "play.ports_needed",
+    "classes.*.defence",
+    "classes.*.count",
+    "gunnery.*.*",
 )
 
 

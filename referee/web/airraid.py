@@ -18,7 +18,7 @@ from referee.models import Device, EventRow, Token
 from referee.resources import resource_path
 from referee.rules import airraid
 from referee.rules.errors import MalformedAction, RulesError, RulesetError
-from referee.rules.events import Role
+from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.rules.placement import Impossible
 from referee.rules.ruleset import airraid_ruleset_from_dict, parse_toml, read_toml, ruleset_from_dict
 from referee.rules.sea import Ship, check_fleet, random_sea
@@ -54,20 +54,20 @@ DEFAULT_RULESET = "airraid"
 # --- Roles -----------------------------------------------------------------------------------
 
 
-def role_in(game_id: str, slip: str | None = None) -> str:
+def role_in(game_id: str, slip: str | None = None) -> Role:
     """Return the rules role of this browser in a game: referee, team:X, pilot:ORDER or public."""
     if slip:
         found = read_slip(slip)
         if found is None or found[0] != game_id:
             abort(403, description=_("This slip is not genuine, or belongs to another game."))
-        return f"pilot:{found[1]}"
+        return Role("pilot", found[1])
     roles = current_roles(game_id)
     if Access.REFEREE in roles:
-        return "referee"
+        return REFEREE
     team = current_team(game_id)
     if team is not None:
-        return f"team:{team}"
-    return "public"
+        return Role("team", team)
+    return PUBLIC
 
 
 def load_state(game_id: str) -> airraid.State:
@@ -78,10 +78,10 @@ def load_state(game_id: str) -> airraid.State:
     return state
 
 
-def airraid_view_of(state: airraid.State, role: str, game_id: str) -> dict[str, Any]:
+def airraid_view_of(state: airraid.State, role: Role, game_id: str) -> dict[str, Any]:
     """Return a role's view of an air-raid game, the referee's log rows naming the device that sent each event."""
     view: dict[str, Any] = say_all(airraid.view_for(state, Role.from_str(role), now=time.time()))
-    if role == "referee":
+    if role == REFEREE:
         log = view.get("log", [])
         names = device_names(game_id, [row["seq"] for row in log])
         for row in log:
@@ -237,7 +237,7 @@ def api_create_game() -> Any:
 # --- Pages ---------------------------------------------------------------------------------------
 
 
-def page(template: str, game_id: str, role: str, state: airraid.State, **extra: Any) -> str:
+def page(template: str, game_id: str, role: Role, state: airraid.State, **extra: Any) -> str:
     """Render a game page with its initial view handed to the page's script."""
     view = view_of(state, role, game_id)
     slip = extra.pop("slip", None)
@@ -258,12 +258,12 @@ def page(template: str, game_id: str, role: str, state: airraid.State, **extra: 
 def referee_page(game_id: str) -> Any:
     """Show the referee's dashboard."""
     state = load_state(game_id)
-    if role_in(game_id) != "referee":
+    if role_in(game_id) != REFEREE:
         abort(403, description=_("Only the referee may open the dashboard."))
     links = {"watch": url_for("games.watch_page", game_id=game_id, _external=True)}
     join = {t: join_url(game_id, t, reissue=False) for t in airraid.TEAMS}
     qr = {t: qr_svg(url) for t, url in join.items() if url}
-    return page("games/referee.html", game_id, "referee", state, links={**links, "join": join}, qr=qr)
+    return page("games/referee.html", game_id, REFEREE, state, links={**links, "join": join}, qr=qr)
 
 
 @bp.get("/g/<game_id>/team")
@@ -273,14 +273,14 @@ def team_page(game_id: str) -> Any:
     team = current_team(game_id)
     if team is None:
         abort(403, description=_("This phone has not joined a team of this game. Scan the team's QR code."))
-    return page("games/team.html", game_id, f"team:{team}", state, team=team)
+    return page("games/team.html", game_id, Role("team", team), state, team=team)
 
 
 @bp.get("/g/<game_id>/watch")
 def watch_page(game_id: str) -> Any:
     """Show the projector's public view: timer, scores, latest events."""
     state = load_state(game_id)
-    return page("games/watch.html", game_id, "public", state)
+    return page("games/watch.html", game_id, PUBLIC, state)
 
 
 @bp.get("/s/<slip>")
@@ -299,7 +299,7 @@ def pilot_page(slip: str) -> Any:
             title=_("Order gone"),
             message=_("This order was removed or voided; ask your base for a new slip."),
         ), 410
-    return page("games/pilot.html", game_id, f"pilot:{order_id}", state, slip=slip, order=order_id)
+    return page("games/pilot.html", game_id, Role("pilot", order_id), state, slip=slip, order=order_id)
 
 
 @bp.get("/scan")
@@ -317,9 +317,9 @@ def slips_page(game_id: str) -> Any:
     return page("games/slips.html", game_id, role, state, slips=[{**s, "qr_svg": qr_svg(s["url"], 6)} for s in slips])
 
 
-def slips_of(state: airraid.State, game_id: str, role: str, round_arg: str | None) -> list[dict[str, Any]]:
+def slips_of(state: airraid.State, game_id: str, role: Role, round_arg: str | None) -> list[dict[str, Any]]:
     """Return the slips a role may print for a round (default: the current one)."""
-    if Role.from_str(role).kind not in ("referee", "team"):
+    if role.kind not in ("referee", "team"):
         abort(403, description=_("Only a team base or the referee prints slips."))
     number = state.round.number if state.round else 0
     if round_arg:
@@ -332,7 +332,7 @@ def slips_of(state: airraid.State, game_id: str, role: str, round_arg: str | Non
     rnd = state.rounds[number - 1]
     rows = []
     for order in rnd.orders.values():
-        if role != "referee" and role != f"team:{order.team}":
+        if role not in (REFEREE, Role("team", order.team)):
             continue
         grid = state.grid(airraid.other(order.team))
         team = state.teams[order.team]
@@ -367,7 +367,7 @@ def _team_of_request(game_id: str, body: dict[str, Any]) -> str:
     team = body.get("team")
     if team not in airraid.TEAMS:
         raise MalformedAction("team must be A or B")
-    if role != "referee" and role != f"team:{team}":
+    if role not in (REFEREE, Role("team", team)):
         abort(403, description=_("Only that team or the referee may do this."))
     return str(team)
 
@@ -406,7 +406,7 @@ def api_sea_random(game_id: str) -> Any:
 def api_devices(game_id: str) -> Any:
     """List the phones that joined a game's teams (referee)."""
     load_state(game_id)
-    if role_in(game_id) != "referee":
+    if role_in(game_id) != REFEREE:
         abort(403, description=_("Only the referee may see the devices."))
     with reading(db.engine) as conn:
         rows = conn.execute(
@@ -436,7 +436,7 @@ def api_devices(game_id: str) -> Any:
 def api_device(game_id: str, device_id: str) -> Any:
     """Rename (POST {name}) or revoke (DELETE) a joined phone (referee)."""
     load_state(game_id)
-    if role_in(game_id) != "referee":
+    if role_in(game_id) != REFEREE:
         abort(403, description=_("Only the referee may manage devices."))
     with reading(db.engine) as conn:
         exists = conn.execute(
@@ -461,7 +461,7 @@ def api_device(game_id: str, device_id: str) -> Any:
 def api_join_link(game_id: str, team: str) -> Any:
     """Re-issue a team's join link; the old one stops working (referee)."""
     load_state(game_id)
-    if role_in(game_id) != "referee":
+    if role_in(game_id) != REFEREE:
         abort(403, description=_("Only the referee may issue join links."))
     if team not in airraid.TEAMS:
         abort(404, description=_("There is no such team."))
@@ -476,9 +476,9 @@ def api_slips(game_id: str) -> Any:
     return jsonify({"slips": slips_of(state, game_id, role_in(game_id), request.args.get("round"))})
 
 
-def _push_roles(state: airraid.State) -> list[str]:
+def _push_roles(state: airraid.State) -> list[Role]:
     """Return the roles that see an air-raid game (the rules' audiences)."""
-    return [role.to_str() for role in airraid.audiences(state)]
+    return list(airraid.audiences(state))
 
 
 modes.register(

@@ -19,7 +19,7 @@ from flask_babel import gettext as _  # type: ignore[import-untyped]
 
 from referee.rules import find_mode, mode_of
 from referee.rules.errors import MalformedAction
-from referee.rules.events import encode
+from referee.rules.events import PUBLIC, REFEREE, encode
 from referee.web.auth import is_server_referee
 from referee.web.extensions import db
 from referee.web.i18n import say_all
@@ -63,7 +63,7 @@ def api_action(game_id: str) -> Any:
     body = json_body()
     state = load_any_state(game_id)
     role = role_of(game_id, body.get("slip") if isinstance(body.get("slip"), str) else None, state)
-    if role == "public":
+    if role == PUBLIC:
         abort(403, description=_("Watchers cannot act. Join a team or open your slip."))
     return jsonify(
         run_action(game_id, role, body.get("action"), client_id=body.get("client_id"), version=body.get("version"))
@@ -72,7 +72,7 @@ def api_action(game_id: str) -> Any:
 
 def require_log_access(game_id: str, state: Any) -> None:
     """Refuse the full log (which holds every secret) to anyone but the referee until the game ends."""
-    if mode_of(state).outcome(state) is None and role_of(game_id, None, state) != "referee":
+    if mode_of(state).outcome(state) is None and role_of(game_id, None, state) != REFEREE:
         abort(403, description=_("The full log holds both fleets: it opens to everyone when the game is over."))
 
 

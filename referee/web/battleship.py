@@ -42,7 +42,7 @@ from referee.resources import resource_path
 from referee.rules import battleship as bs
 from referee.rules.battleship import ai as battleship_ai
 from referee.rules.errors import MalformedAction, RulesError
-from referee.rules.events import Role
+from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.rules.placement import Impossible
 from referee.rules.ruleset import read_toml
 from referee.rules.sea import Ship, check_fleet
@@ -85,15 +85,7 @@ SCORE_HOURS = 12  # the club's evening: games finished in the last this many hou
 # --- Roles and views -------------------------------------------------------------------------
 
 
-def hotseat_player(state: bs.State) -> str:
-    """Return whose screen a pass-and-play phone shows: the one to place, else the one to move."""
-    for p in (state.first, bs.other(state.first)):
-        if state.phase == "placing" and not state.players[p].placed:
-            return p
-    return state.turn or state.first
-
-
-def role_in(game_id: str, slip: str | None, state: bs.State) -> str:
+def role_in(game_id: str, slip: str | None, state: bs.State) -> Role:
     """Return this browser's role in a Battleship game: player:A/B, referee or public.
 
     A player's own device comes first: a referee who plays on the club laptop sees a player's
@@ -103,15 +95,15 @@ def role_in(game_id: str, slip: str | None, state: bs.State) -> str:
         abort(403, description=_("This slip is not genuine, or belongs to another game."))
     side = current_team(game_id)
     if side in bs.PLAYERS:
-        return f"player:{side}"
+        return Role("player", side)
     if side == HOTSEAT:
-        return f"player:{hotseat_player(state)}"
+        return Role("player", bs.screen_player(state))
     if Access.REFEREE in current_roles(game_id):
-        return "referee"
-    return "public"
+        return REFEREE
+    return PUBLIC
 
 
-def view_of(state: bs.State, role: str, game_id: str) -> dict[str, Any]:
+def view_of(state: bs.State, role: Role, game_id: str) -> dict[str, Any]:
     """Return a role's view, translated, with the ruleset and ship names in the page's language."""
     view: dict[str, Any] = say_all(bs.view_for(state, Role.from_str(role)))
     lang = current_lang()
@@ -130,9 +122,9 @@ def view_of(state: bs.State, role: str, game_id: str) -> dict[str, Any]:
     return view
 
 
-def push_roles(state: bs.State) -> list[str]:
+def push_roles(state: bs.State) -> list[Role]:
     """Every role that watches a Battleship game (the rules' audiences)."""
-    return [role.to_str() for role in bs.audiences(state)]
+    return list(bs.audiences(state))
 
 
 def load_game(game_id: str) -> bs.State:
@@ -339,17 +331,17 @@ def with_device_cookies(response: Response, game_id: str, devices: dict[str, str
     return response
 
 
-def rematch(game_id: str, state: bs.State, role: str) -> dict[str, Any]:
+def rematch(game_id: str, state: bs.State, role: Role) -> dict[str, Any]:
     """Start (or find) the rematch of a finished game: same players and mode, the other one starts.
 
     Both players' next game is the same one: it is found again by a join token labelled with the
     old game's id, so the second player to ask joins the first one's rematch.
     """
-    if Role.from_str(role).kind != "player":
+    if role.kind != "player":
         abort(403, description=_("Only a player of this game may ask for a rematch."))
     if state.phase != "over":
         abort(409, description=_("The game is not over yet."))
-    side = current_team(game_id) or role.split(":")[1]
+    side = current_team(game_id) or role.subject
     label = f"rematch:{game_id}"
     with reading(db.engine) as conn:
         found = conn.execute(
@@ -374,8 +366,8 @@ def rematch(game_id: str, state: bs.State, role: str) -> dict[str, Any]:
         # The other player's end screen offers to join (its button posts to the same route).
         for lang in current_app.config["LANGUAGES"]:
             for p in bs.PLAYERS:
-                socketio.emit("rematch", {"game": found}, to=live.room_of(game_id, f"player:{p}", lang))
-    subject = side if side in (*bs.PLAYERS, HOTSEAT) else role.split(":")[1]
+                socketio.emit("rematch", {"game": found}, to=live.room_of(game_id, Role("player", p), lang))
+    subject = side if side in (*bs.PLAYERS, HOTSEAT) else role.subject
     return {
         "game": str(found),
         "devices": {subject: device_token(str(found), subject)},
@@ -386,7 +378,7 @@ def rematch(game_id: str, state: bs.State, role: str) -> dict[str, Any]:
 # --- Pages -----------------------------------------------------------------------------------
 
 
-def page(template: str, game_id: str, role: str, state: bs.State, **extra: Any) -> str:
+def page(template: str, game_id: str, role: Role, state: bs.State, **extra: Any) -> str:
     """Render a Battleship page with its initial view handed to the page's script."""
     view = view_of(state, role, game_id)
     page_data = {
@@ -435,7 +427,7 @@ def play_page(game_id: str) -> Any:
     """
     state = load_game(game_id)
     role = role_in(game_id, None, state)
-    if Role.from_str(role).kind != "player":
+    if role.kind != "player":
         return redirect(url_for("battleship.watch_page", game_id=game_id), code=303)
     data: dict[str, Any] = {"hotseat": current_team(game_id) == HOTSEAT}
     invite = None
@@ -457,7 +449,7 @@ def watch_page(game_id: str) -> Any:
     """Show the spectator view (both seas' shots, no ships until the end); the referee may forfeit."""
     state = load_game(game_id)
     referee = Access.REFEREE in current_roles(game_id)
-    return page("battleship/watch.html", game_id, "public", state, data={"referee": referee}, referee=referee)
+    return page("battleship/watch.html", game_id, PUBLIC, state, data={"referee": referee}, referee=referee)
 
 
 @bp.post("/b/<game_id>/rematch")
@@ -521,7 +513,7 @@ def _player_of_request(game_id: str, state: bs.State, body: dict[str, Any]) -> s
     if player not in bs.PLAYERS:
         raise MalformedAction("player must be A or B")
     role = role_in(game_id, None, state)
-    if role != "referee" and role != f"player:{player}":
+    if role not in (REFEREE, Role("player", player)):
         abort(403, description=_("Only that player or the referee may do this."))
     return str(player)
 

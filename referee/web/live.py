@@ -22,7 +22,7 @@ from werkzeug.exceptions import HTTPException
 
 from referee.models import Device, Token
 from referee.rules.errors import RulesError
-from referee.rules.events import Role
+from referee.rules.events import PUBLIC, Role
 from referee.store import GameNotFound, StoreError, reading
 from referee.web import modes, playing
 from referee.web.auth import current_device_id
@@ -34,7 +34,7 @@ devices_t = cast(Table, Device.__table__)
 tokens_t = cast(Table, Token.__table__)
 
 # sid -> (game id, role): the role is settled once, at resync, from cookies or the slip.
-_sockets: dict[str, tuple[str, str, str]] = {}
+_sockets: dict[str, tuple[str, Role, str]] = {}
 # sid -> the joined phone (device id) behind a team socket, so revoking the phone cuts it off.
 _devices: dict[str, str] = {}
 _lock = threading.Lock()
@@ -87,12 +87,12 @@ def malformed(message: str) -> dict[str, Any]:
     return {"ok": False, "error": "malformed", "message": message}
 
 
-def room_of(game_id: str, role: str, lang: str) -> str:
+def room_of(game_id: str, role: Role, lang: str) -> str:
     """Return the room of every socket that sees a game as one role, in one language."""
     return f"game:{game_id}:as:{role}:{lang}"
 
 
-def push_views(game_id: str, state: Any, *, local: bool = False) -> dict[tuple[str, str], Any]:
+def push_views(game_id: str, state: Any, *, local: bool = False) -> dict[tuple[Role, str], Any]:
     """Send every role's fresh view to the sockets of that role (through the message queue if any).
 
     `local`: only to this process's own sockets, not through the message queue. A push that a newer
@@ -114,12 +114,12 @@ def push_views(game_id: str, state: Any, *, local: bool = False) -> dict[tuple[s
 class SocketPublisher:
     """The play service's Publisher: every audience's room gets its view (`push_views`)."""
 
-    def publish(self, game_id: str, state: Any) -> dict[tuple[str, str], Any]:
+    def publish(self, game_id: str, state: Any) -> dict[tuple[Role, str], Any]:
         """Push every role's fresh view of a game; return the views made, by (role, language)."""
         return push_views(game_id, state)
 
 
-def _push_views_now(game_id: str, state: Any, *, local: bool) -> dict[tuple[str, str], Any]:
+def _push_views_now(game_id: str, state: Any, *, local: bool) -> dict[tuple[Role, str], Any]:
     roles = modes.of(state).push_roles(state)
     with _lock:
         # Pilots whose order was just removed or voided are no longer in the state: this
@@ -132,7 +132,7 @@ def _push_views_now(game_id: str, state: Any, *, local: bool) -> dict[tuple[str,
             if current_app.config.get("REDIS_URL")
             else {(r, lang) for g, r, lang in _sockets.values() if g == game_id}
         )
-    made: dict[tuple[str, str], Any] = {}
+    made: dict[tuple[Role, str], Any] = {}
     for lang in current_app.config["LANGUAGES"]:
         # Each screen reads its own language: the views are made once per language in use.
         with force_locale(lang):
@@ -195,12 +195,12 @@ def on_resync(data: Any = None) -> dict[str, Any]:
         role = playing.role_of(game_id, slip, state)
         if data.get("as") == "public":
             # A projector window in the referee's own browser asks to see only what the room may.
-            role = "public"
+            role = PUBLIC
         lang = current_lang()
         with _lock:
             old = _sockets.get(sid)
             _sockets[sid] = (game_id, role, lang)
-            device = current_device_id(game_id) if Role.from_str(role).kind in ("team", "player") else None
+            device = current_device_id(game_id) if role.kind in ("team", "player") else None
             if device:
                 _devices[sid] = device
             else:
@@ -222,7 +222,7 @@ def on_action(data: Any = None) -> dict[str, Any]:
     try:
         game_id, slip = _game_and_slip(data)
         role = playing.role_of(game_id, slip, playing.load_any_state(game_id))
-        if role == "public":
+        if role == PUBLIC:
             return {"ok": False, "error": "forbidden", "message": "Watchers cannot act. Join a team or open your slip."}
         return playing.run_action(
             game_id, role, data.get("action"), client_id=data.get("client_id"), version=data.get("version")

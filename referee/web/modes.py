@@ -15,7 +15,7 @@ from typing import Any
 from flask import Flask
 
 from referee.rules import mode_of
-from referee.rules.events import Role
+from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.web.auth import Access, current_roles
 from referee.web.i18n import say_all
 
@@ -33,9 +33,9 @@ class WebMode:
 
     name: str
     state_type: type
-    role_in: Callable[[str, str | None, Any], str]
-    view_of: Callable[[Any, str, str], dict[str, Any]]
-    push_roles: Callable[[Any], list[str]]
+    role_in: Callable[[str, str | None, Any], Role]
+    view_of: Callable[[Any, Role, str], dict[str, Any]]
+    push_roles: Callable[[Any], list[Role]]
     sweep: Callable[[Flask, float], list[str]] | None = None
     """Every minute, on the round clock: tidy forgotten games at a moment; return the games it changed."""
 
@@ -71,16 +71,16 @@ def of(state: Any) -> WebMode:
 # The web side of a mode that brings no pages of its own: the referee acts, everyone else watches.
 
 
-def _generic_role(game_id: str, slip: str | None, state: Any) -> str:
+def _generic_role(game_id: str, slip: str | None, state: Any) -> Role:
     del slip, state
-    return "referee" if Access.REFEREE in current_roles(game_id) else "public"
+    return REFEREE if Access.REFEREE in current_roles(game_id) else PUBLIC
 
 
-def _generic_view(state: Any, role: str, game_id: str) -> dict[str, Any]:
+def _generic_view(state: Any, role: Role, game_id: str) -> dict[str, Any]:
     del game_id
     view: dict[str, Any] = say_all(mode_of(state).view_for(state, Role.from_str(role), time.time()))
     return view
 
 
-def _generic_audiences(state: Any) -> list[str]:
-    return [role.to_str() for role in mode_of(state).audiences(state)]
+def _generic_audiences(state: Any) -> list[Role]:
+    return list(mode_of(state).audiences(state))

@@ -33,12 +33,12 @@ def load_any_state(game_id: str) -> Any:
     return state
 
 
-def role_of(game_id: str, slip: str | None, state: Any) -> str:
+def role_of(game_id: str, slip: str | None, state: Any) -> Role:
     """Return this browser's role in a game of any mode."""
     return modes.of(state).role_in(game_id, slip, state)
 
 
-def view_of(state: Any, role: str, game_id: str) -> dict[str, Any]:
+def view_of(state: Any, role: Role, game_id: str) -> dict[str, Any]:
     """Return a role's view of a game of any mode, translated for this request."""
     return modes.of(state).view_of(state, role, game_id)
 
@@ -49,9 +49,9 @@ def play() -> Play:
     return Play(db.store, publisher)
 
 
-def run_action(game_id: str, role: str, action: Any, *, client_id: Any = None, version: Any = None) -> dict[str, Any]:
+def run_action(game_id: str, role: Role, action: Any, *, client_id: Any = None, version: Any = None) -> dict[str, Any]:
     """Apply one action for a role through the play service; return the JSON answer."""
-    device = current_device_id(game_id) if Role.from_str(role).kind in ("team", "player") else None
+    device = current_device_id(game_id) if role.kind in ("team", "player") else None
     acted = play().act(game_id, role, action, client_id=client_id, version=version, device_id=device)
     result = acted.result
     # The sender's own screen usually got this very view in the push: made once, not twice.

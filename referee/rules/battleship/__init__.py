@@ -44,7 +44,7 @@ from .ruleset import (
 )
 from .schema import ACTION_SCHEMAS
 from .state import Outcome, Player, State, shots_due, volleys_of
-from .turns import automatic, due_action
+from .turns import automatic, due_action, screen_player
 from .views import legal_actions, view_for
 from .volley import answer, ring_of
 
@@ -83,6 +83,7 @@ __all__ = [
     "read_ruleset",
     "replay",
     "ring_of",
+    "screen_player",
     "ship_name",
     "shots_due",
     "state_from_dict",

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ..events import JSON
+from ..events import JSON, Role
 from .moves import computer_due
+from .ruleset import other
 from .state import State
 
 
@@ -12,10 +13,18 @@ def automatic(state: State) -> tuple[str, JSON] | None:
     player = computer_due(state)
     if player is None:
         return None
-    return f"player:{player}", {"type": "computer_move", "player": player}
+    return Role("player", player), {"type": "computer_move", "player": player}
 
 
 def due_action(state: State, now: float) -> tuple[str, JSON] | None:
     """Return the action a clock must take now: never, Battleship has no clock."""
     del state, now
     return None
+
+
+def screen_player(state: State) -> str:
+    """Return whose screen one pass-and-play device shows now: the one to place, else the one to move."""
+    for p in (state.first, other(state.first)):
+        if state.phase == "placing" and not state.players[p].placed:
+            return p
+    return state.turn or state.first

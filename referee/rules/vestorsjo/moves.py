@@ -1,0 +1,649 @@
+"""Vestorsjø's moves on the shared engine: moving, firing, attacking submarines, ending a turn, undo, surrender.
+
+One predicate per move (`*_problem`) returns its refusal or None: the handlers raise what they
+return, and `legal_actions` (in `views`) lists a move exactly when it returns None.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..engine import SEED, Engine, Fields, Rules, chance
+from ..errors import IllegalAction, MalformedAction, Msg, NotYourTurn, RulesError, RulesetError
+from ..events import JSON, Event, Role, log_state_from_dict, log_state_to_dict
+from .board import Board, read_board, ship_reach, start_problems, sub_reach
+from .hexes import Hex, Vertex
+from .ruleset import FACES, MODE, SIDES, Row, other, piece_ids, vestorsjo_from_dict
+from .state import ATTACK, DICE, FIRE, MOVE, Done, Outcome, Piece, Roll, State
+
+END_TURN, UNDO, SURRENDER = "end_turn", "undo", "surrender"
+CHANCE: frozenset[str] = frozenset({FIRE, ATTACK})
+"""The kinds of action that take a seed from the server: a die is rolled (unless the dice are physical)."""
+BINDINGS: dict[str, frozenset[str]] = {
+    FIRE: frozenset({"pips", "physical"}),
+    ATTACK: frozenset({"pips", "physical"}),
+    UNDO: frozenset({"seq"}),
+}
+WRITTEN: dict[str, frozenset[str]] = {
+    FIRE: frozenset({"physical"}),
+    ATTACK: frozenset({"physical"}),
+    UNDO: frozenset({"seq"}),
+}
+"""Fields only the rules write: a physical die's pips are the player's, a server's die is bound by the rules."""
+
+
+def refuse(refusal: RulesError | None) -> None:
+    """Raise a predicate's refusal, if it gave one."""
+    if refusal is not None:
+        raise refusal
+
+
+def side_name(state: State, side: str) -> str:
+    """Return a side's name with its translations, for messages."""
+    return state.ruleset.side_names[side]
+
+
+# --- Where the pieces are ----------------------------------------------------------------------
+
+
+def occupied(state: State) -> tuple[dict[Hex, Piece], dict[Vertex, Piece]]:
+    """Return the pieces on the board by hex (warships) and by corner (submarines); sunk pieces still stand."""
+    ships: dict[Hex, Piece] = {}
+    subs: dict[Vertex, Piece] = {}
+    for piece in state.pieces.values():
+        if piece.removed:
+            continue
+        if piece.submarine:
+            subs[piece.vertex()] = piece
+        else:
+            ships[piece.hex()] = piece
+    return ships, subs
+
+
+def steps_of(state: State, piece: Piece) -> int:
+    """Return how many steps a move may take now: by the piece's class and its hits now (none once sunk)."""
+    if piece.sunk:
+        return 0
+    return state.ruleset.classes[piece.cls].steps_with(piece.hits)
+
+
+Occupancy = tuple[dict[Hex, Piece], dict[Vertex, Piece]]
+
+
+def move_targets(state: State, piece: Piece, where: Occupancy | None = None) -> set[str]:
+    """Return every place a piece may move to now, as text (its hex or corner); `where` is `occupied(state)`."""
+    steps = steps_of(state, piece)
+    if steps <= 0:
+        return set()
+    ships, subs = where or occupied(state)
+    if piece.submarine:
+        blocked_v = {v for v, p in subs.items() if p.side != piece.side}
+        ends = sub_reach(state.board, state.ruleset, piece.vertex(), steps, blocked_v, set(subs))
+        return {v.format() for v in ends}
+    blocked_h = {h for h, p in ships.items() if p.side != piece.side}
+    reach = ship_reach(state.board, state.ruleset, piece.side, piece.cls, piece.hex(), steps, blocked_h, set(ships))
+    return {h.format() for h in reach}
+
+
+def in_port(board: Board, piece: Piece) -> list[str]:
+    """Return the names of the ports a piece is in: its port hex, or the ports that list its corner."""
+    if piece.submarine:
+        return [p.name for p in board.ports_of(piece.vertex())]
+    port = board.port_at.get(piece.hex())
+    return [port.name] if port else []
+
+
+# --- When each move may be made ------------------------------------------------------------------
+
+
+def role_problem(state: State, role: Role) -> RulesError | None:
+    """Refuse anyone but the side to move and the referee (who acts for the side to move)."""
+    if role.kind == "referee":
+        return None
+    if role.kind == "player" and role.subject in SIDES:
+        if role.subject != state.turn:
+            return NotYourTurn(Msg("it is {side}'s turn", side=side_name(state, state.turn)))
+        return None
+    return NotYourTurn(Msg("only the players and the referee act in this game"))
+
+
+def act_problem(state: State, role: Role, piece_id: str, kind: str) -> RulesError | None:
+    """Refuse a piece's action unless it is the mover's, on the board, has not done this kind, and actions are left."""
+    refusal = role_problem(state, role)
+    if refusal is not None:
+        return refusal
+    piece = state.pieces.get(piece_id)
+    if piece is None:
+        return IllegalAction(Msg("there is no piece {piece!r}", piece=piece_id))
+    if piece.side != state.turn:
+        return IllegalAction(
+            Msg("{piece} is not one of {side}'s pieces", piece=piece_id, side=side_name(state, state.turn))
+        )
+    if piece.removed:
+        return IllegalAction(Msg("{piece} was sunk and is off the board", piece=piece_id))
+    if kind in piece.done:
+        return IllegalAction(Msg("{piece} has already done {kind} this turn", piece=piece_id, kind=kind))
+    if state.actions_left() <= 0:
+        return IllegalAction(
+            Msg("all {count} actions of this turn are used: end the turn", count=state.ruleset.actions_per_turn)
+        )
+    if kind == MOVE and piece.sunk:
+        return IllegalAction(Msg("{piece} is sunk: it may fire in its last turn, but not move", piece=piece_id))
+    return None
+
+
+def move_problem(state: State, role: Role, piece_id: str, to: str) -> RulesError | None:
+    """Refuse a move unless the piece may act and some legal path of its steps leads to `to`."""
+    refusal = act_problem(state, role, piece_id, MOVE)
+    if refusal is not None:
+        return refusal
+    piece = state.pieces[piece_id]
+    if to not in move_targets(state, piece):
+        return IllegalAction(
+            Msg(
+                "{piece} cannot move to {to}: no free way of at most {steps} steps leads there",
+                piece=piece_id,
+                to=to,
+                steps=steps_of(state, piece),
+            )
+        )
+    return None
+
+
+def _target(state: State, target_id: str, submarine: bool) -> tuple[Piece | None, RulesError | None]:
+    target = state.pieces.get(target_id)
+    if target is None:
+        return None, IllegalAction(Msg("there is no piece {piece!r}", piece=target_id))
+    if target.side == state.turn:
+        return None, IllegalAction(Msg("{piece} is on your own side", piece=target_id))
+    if target.removed or (target.sunk and not state.ruleset.sunk_is_target):
+        return None, IllegalAction(Msg("{piece} is sunk already", piece=target_id))
+    if submarine and not target.submarine:
+        return None, IllegalAction(Msg("{piece} is not a submarine: fire at a ship instead", piece=target_id))
+    if not submarine and target.submarine:
+        return None, IllegalAction(Msg("{piece} is a submarine: attack it as a submarine", piece=target_id))
+    return target, None
+
+
+def fire_row(state: State, shooter: Piece, target: Piece) -> tuple[str, Row, int, int] | RulesError:
+    """Return the table a shooter fires at a ship with (name, row, distance, damage), or why it may not."""
+    rs = state.ruleset
+    if shooter.submarine:
+        if target.hex() not in shooter.vertex().hexes:
+            return IllegalAction(Msg("a submarine attacks a ship only from a corner of the ship's hex"))
+        if in_port(state.board, target):
+            return IllegalAction(Msg("a submarine cannot attack a ship in port"))
+        return "submarine_attacks_ship", rs.submarine_attacks_ship, 0, 0
+    distance = shooter.hex().distance(target.hex())
+    row = rs.gunnery_row(shooter.cls, shooter.before, distance)
+    if row is None:
+        return IllegalAction(
+            Msg(
+                "{target} is {distance} hexes away: {piece} fires at most {most}",
+                target=target.id,
+                distance=distance,
+                piece=shooter.id,
+                most=rs.max_range(shooter.cls, shooter.before),
+            )
+        )
+    return "gunnery", row, distance, shooter.before
+
+
+def attack_row(state: State, shooter: Piece, target: Piece) -> tuple[str, Row, int, int] | RulesError:
+    """Return the table a piece attacks a submarine with (name, row, distance, damage), or why it may not."""
+    rs = state.ruleset
+    spot = target.vertex()
+    if shooter.submarine:
+        if not shooter.vertex().touches(spot):
+            return IllegalAction(Msg("two submarines fight only on neighbouring corners"))
+        if in_port(state.board, target):
+            return IllegalAction(Msg("a submarine cannot attack a submarine in port"))
+        return "submarine_attacks_submarine", rs.submarine_attacks_submarine, 1, 0
+    if shooter.hex() not in spot.hexes:
+        return IllegalAction(Msg("a ship attacks a submarine only on a corner of the ship's own hex"))
+    safe = [name for name in in_port(state.board, target) if name in rs.safe_ports]
+    if safe:
+        return IllegalAction(Msg("a ship cannot attack a submarine in {port}", port=safe[0]))
+    return "ship_attacks_submarine", rs.ship_attacks_submarine, 0, 0
+
+
+def fire_problem(state: State, role: Role, piece_id: str, target_id: str) -> RulesError | None:
+    """Refuse firing at a ship unless the shooter may act and the target is an enemy ship in its reach."""
+    refusal = act_problem(state, role, piece_id, FIRE)
+    if refusal is not None:
+        return refusal
+    target, refusal = _target(state, target_id, submarine=False)
+    if target is None:
+        return refusal
+    found = fire_row(state, state.pieces[piece_id], target)
+    return found if isinstance(found, RulesError) else None
+
+
+def attack_problem(state: State, role: Role, piece_id: str, target_id: str) -> RulesError | None:
+    """Refuse attacking a submarine unless the attacker may act and meets the enemy submarine."""
+    refusal = act_problem(state, role, piece_id, ATTACK)
+    if refusal is not None:
+        return refusal
+    target, refusal = _target(state, target_id, submarine=True)
+    if target is None:
+        return refusal
+    found = attack_row(state, state.pieces[piece_id], target)
+    return found if isinstance(found, RulesError) else None
+
+
+def end_turn_problem(state: State, role: Role) -> RulesError | None:
+    """Refuse ending the turn but by the side to move or the referee."""
+    return role_problem(state, role)
+
+
+def undo_problem(state: State, role: Role) -> RulesError | None:
+    """Refuse undo unless the turn's latest action is a move (no undo past a roll)."""
+    refusal = role_problem(state, role)
+    if refusal is None and not state.acts:
+        refusal = IllegalAction(Msg("nothing to undo in this turn"))
+    if refusal is None and state.acts[-1].kind != MOVE:
+        refusal = IllegalAction(Msg("no undo past a roll: the latest action rolled a die"))
+    return refusal
+
+
+def surrender_problem(state: State, role: Role, side: str) -> RulesError | None:
+    """Refuse a surrender but by the side itself (at any time) or the referee."""
+    if role.kind == "referee" or (role.kind == "player" and role.subject == side):
+        return None
+    return NotYourTurn(Msg("only {side} or the referee may surrender for {side}", side=side_name(state, side)))
+
+
+# --- Setting up ----------------------------------------------------------------------------------
+
+
+def _mapping(value: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise MalformedAction(Msg("{what} must be the parsed data of its file", what=what))
+    return value
+
+
+def _setup(event: Event) -> State:
+    if Role.from_str(event.by).kind not in ("referee", "player"):
+        raise NotYourTurn(Msg("only the referee or a player creates a game"))
+    f = Fields(event.data, ("ruleset", "map", "dice", "start", SEED))
+    raw_rs = _mapping(f.data.get("ruleset"), "ruleset")
+    try:
+        rs = vestorsjo_from_dict(raw_rs)
+    except RulesetError as exc:
+        raise MalformedAction(Msg("the ruleset is broken: {problems}", problems="; ".join(exc.lines()))) from exc
+    raw_map = {k: v for k, v in _mapping(f.data.get("map"), "map").items() if k != "coast"}
+    try:
+        board = read_board(raw_map, rs)
+    except RulesetError as exc:
+        raise MalformedAction(Msg("the map is broken: {problems}", problems="; ".join(exc.lines()))) from exc
+    dice = f.choice("dice", DICE, optional=True) or DICE[0]
+    overrides = f.data.get("start", {})
+    if not isinstance(overrides, Mapping) or not all(isinstance(v, str) for v in overrides.values()):
+        raise MalformedAction(Msg('start must map piece ids to places, like {{"scania.frigate-1": "F12"}}'))
+    ids = {f"{side}.{local}": (side, local, cls) for side in SIDES for local, cls in piece_ids(rs)}
+    for key in overrides:
+        if key not in ids:
+            raise MalformedAction(Msg("start names no piece {piece!r}", piece=key))
+    places = {side: dict(board.start[side]) for side in SIDES}
+    for key, place in overrides.items():
+        side, local, _ = ids[key]
+        places[side][local] = place
+    problems = start_problems(board, places, rs)
+    if problems:
+        lines = "; ".join(f"{side}.{local}: {reason}" for side, local, reason in problems)
+        raise IllegalAction(Msg("illegal start places: {problems}", problems=lines))
+    pieces = {}
+    for pid, (side, local, cls) in ids.items():
+        text = places[side][local]
+        place = Vertex.parse(text).format() if cls == "submarine" else Hex.parse(text).format()
+        pieces[pid] = Piece(pid, side, cls, place)
+    held = {p.name: 0 for p in board.ports if p.strategic}
+    return State(
+        dict(raw_rs),
+        raw_map,
+        dice,
+        pieces,
+        rs.first,
+        held=held,
+        taken=dict.fromkeys(SIDES, False),
+        ruleset=rs,
+        board=board,
+    )
+
+
+# --- The handlers -------------------------------------------------------------------------------
+
+
+def _piece_field(f: Fields, key: str) -> str:
+    return f.text(key, limit=40)
+
+
+def _record(state: State, event: Event, piece: Piece, kind: str, origin: str = "") -> None:
+    piece.done.append(kind)
+    state.acts.append(Done(event.seq, kind, piece.id, origin))
+
+
+def _move(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("piece", "to"))
+    pid = _piece_field(f, "piece")
+    piece = state.pieces.get(pid)
+    raw_to = f.text("to", limit=40)
+    # The place is read by the piece's kind, so "F12" and "F12/G12/F13" are both refused clearly.
+    if piece is not None and piece.submarine:
+        to = Vertex.parse(raw_to).format()
+    elif piece is not None:
+        to = Hex.parse(raw_to).format()
+    else:
+        to = raw_to
+    refuse(move_problem(state, role, pid, to))
+    origin = piece.place if piece else ""
+    assert piece is not None
+    piece.place = to
+    _record(state, event, piece, MOVE, origin)
+
+
+def _die(state: State, event: Event, f: Fields) -> tuple[int, bool, dict[str, Any]]:
+    """Return the pips of the action's die, whether it was physical, and what to bind into the event."""
+    if state.dice == "physical":
+        pips = f.integer("pips", low=1, high=FACES)
+        assert pips is not None
+        return pips, True, {"physical": True}
+    rolled = chance(event).randint(1, FACES)
+    if "pips" in f.data and f.data["pips"] != rolled:
+        raise MalformedAction(Msg("the server rolls the dice in this game: send no pips"))
+    return rolled, False, {"pips": rolled}
+
+
+def _strike(
+    state: State, event: Event, kind: str, shooter: Piece, target: Piece, found: tuple[str, Row, int, int], f: Fields
+) -> dict[str, Any]:
+    table, row, distance, damage = found
+    pips, physical, bound = _die(state, event, f)
+    hits = row[pips - 1]
+    defence = state.ruleset.classes[target.cls].defence
+    target.hits = min(defence, target.hits + hits)
+    sunk_now = not target.sunk and target.hits >= defence
+    target.sunk = target.sunk or sunk_now
+    state.rolls.append(
+        Roll(
+            event.seq,
+            state.round,
+            shooter.side,
+            kind,
+            shooter.id,
+            target.id,
+            table,
+            distance,
+            damage,
+            pips,
+            physical,
+            hits,
+            sunk_now,
+        )
+    )
+    _record(state, event, shooter, kind)
+    return bound
+
+
+def _fire(state: State, event: Event, role: Role) -> Mapping[str, Any]:
+    f = Fields(event.data, ("piece", "target", "pips", "physical", SEED))
+    pid, tid = _piece_field(f, "piece"), _piece_field(f, "target")
+    refuse(fire_problem(state, role, pid, tid))
+    shooter, target = state.pieces[pid], state.pieces[tid]
+    found = fire_row(state, shooter, target)
+    assert not isinstance(found, RulesError)
+    return _strike(state, event, FIRE, shooter, target, found, f)
+
+
+def _attack(state: State, event: Event, role: Role) -> Mapping[str, Any]:
+    f = Fields(event.data, ("piece", "target", "pips", "physical", SEED))
+    pid, tid = _piece_field(f, "piece"), _piece_field(f, "target")
+    refuse(attack_problem(state, role, pid, tid))
+    shooter, target = state.pieces[pid], state.pieces[tid]
+    found = attack_row(state, shooter, target)
+    assert not isinstance(found, RulesError)
+    return _strike(state, event, ATTACK, shooter, target, found, f)
+
+
+def _end_turn(state: State, event: Event, role: Role) -> None:
+    Fields(event.data, ())
+    refuse(end_turn_problem(state, role))
+    side = state.turn
+    for piece in state.pieces.values():
+        if piece.side != side:
+            continue
+        if piece.sunk:
+            piece.removed = True  # its last turn is over
+        piece.before = piece.hits  # what the enemy's next turn does to it counts only after it
+        piece.done = []
+    state.acts = []
+    state.turn = other(side)
+    if side != state.ruleset.first:
+        _round_end(state, event)
+        if state.outcome is None:
+            state.round += 1
+    if state.outcome is None:
+        _wiped_out(state, event, side)
+
+
+def _holder_in(state: State, port_hex: Hex, holder: str) -> bool:
+    for piece in state.pieces.values():
+        if piece.side != holder or piece.removed or piece.submarine:
+            continue
+        if piece.sunk and not state.ruleset.sunk_holds_port:
+            continue
+        if piece.place == port_hex.format():
+            return True
+    return False
+
+
+def _round_end(state: State, event: Event) -> None:
+    """Count each enemy strategic port held through this round (or start again from zero); decide a win."""
+    rs = state.ruleset
+    for port in state.board.ports:
+        if not port.strategic:
+            continue
+        holder = other(port.side)
+        if _holder_in(state, port.hex, holder):
+            state.held[port.name] = state.held.get(port.name, 0) + 1
+            state.taken[holder] = True
+        else:
+            state.held[port.name] = 0
+    winners = [
+        side
+        for side in SIDES
+        if sum(
+            1 for p in state.board.ports if p.strategic and p.side != side and state.held[p.name] >= rs.rounds_to_hold
+        )
+        >= rs.ports_needed
+    ]
+    if len(winners) == 2:
+        _end(state, None, "draw-ports", Msg("both sides held enemy strategic ports long enough: nobody wins"), event)
+    elif winners:
+        side = winners[0]
+        _end(
+            state,
+            side,
+            "ports",
+            Msg(
+                "{side} held {count} enemy strategic ports for {rounds} rounds in a row",
+                side=side_name(state, side),
+                count=rs.ports_needed,
+                rounds=rs.rounds_to_hold,
+            ),
+            event,
+        )
+
+
+def _afloat_warship(state: State, side: str) -> bool:
+    return any(p.side == side and not p.removed and not p.sunk and not p.submarine for p in state.pieces.values())
+
+
+def _wiped_out(state: State, event: Event, side: str) -> None:
+    """End the game once every piece of the side that just ended its turn is sunk (its last salvo fired)."""
+    if any(p.side == side and not p.removed and not p.sunk for p in state.pieces.values()):
+        return
+    winner = other(side)
+    loser_name, winner_name = side_name(state, side), side_name(state, winner)
+    if state.taken[side]:
+        detail = Msg("every piece of {loser} is sunk, but {loser} had taken a port: nobody wins", loser=loser_name)
+        _end(state, None, "draw-sunk", detail, event)
+    elif not _afloat_warship(state, winner):
+        detail = Msg(
+            "every piece of {loser} is sunk, and {winner} has no ship afloat: nobody wins",
+            loser=loser_name,
+            winner=winner_name,
+        )
+        _end(state, None, "draw-sunk", detail, event)
+    else:
+        _end(
+            state,
+            winner,
+            "sunk",
+            Msg("every piece of {loser} is sunk: {winner} wins", loser=loser_name, winner=winner_name),
+            event,
+        )
+
+
+def _undo(state: State, event: Event, role: Role) -> Mapping[str, Any]:
+    f = Fields(event.data, ("seq",))
+    refuse(undo_problem(state, role))
+    last = state.acts[-1]
+    bound = f.data.get("seq")
+    if bound is not None and bound != last.seq:
+        raise IllegalAction(Msg("undo names action {seq}, but the latest is {latest}", seq=bound, latest=last.seq))
+    # A move changes nothing but where its piece stands and what the turn has done, and no die has
+    # been rolled since (undo_problem): putting those back is the same as re-folding the log without it.
+    piece = state.pieces[last.piece]
+    piece.place = last.origin
+    piece.done.remove(MOVE)
+    state.acts.pop()
+    state.undone[last.seq] = event.seq
+    return {"seq": last.seq}
+
+
+def _surrender(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("side",))
+    side = f.choice("side", SIDES, optional=True)
+    if side is None:
+        side = role.subject if role.kind == "player" and role.subject in SIDES else state.turn
+    refuse(surrender_problem(state, role, side))
+    _end(state, other(side), "surrender", Msg("{side} surrendered", side=side_name(state, side)), event)
+
+
+def _end(state: State, winner: str | None, reason: str, detail: str, event: Event) -> None:
+    state.outcome = Outcome(winner, reason, detail, event.seq, state.round)
+
+
+HANDLERS = {
+    MOVE: _move,
+    FIRE: _fire,
+    ATTACK: _attack,
+    END_TURN: _end_turn,
+    UNDO: _undo,
+    SURRENDER: _surrender,
+}
+
+
+def _clone(state: State) -> State:
+    # The ruleset, the board and the raw files never change: share them; copy what a handler changes.
+    pieces = {k: p.copy() for k, p in state.pieces.items()}
+    return dataclasses.replace(
+        state,
+        pieces=pieces,
+        acts=list(state.acts),
+        held=dict(state.held),
+        taken=dict(state.taken),
+        rolls=list(state.rolls),
+        undone=dict(state.undone),
+        skipped=dict(state.skipped),
+    )
+
+
+ENGINE = Engine(
+    Rules(
+        mode=MODE,
+        setup=_setup,
+        handlers=HANDLERS,
+        clone=_clone,
+        chance=CHANCE,
+        bindings=BINDINGS,
+        written=WRITTEN,
+    )
+)
+
+
+# --- The mode surface ---------------------------------------------------------------------------
+
+
+def create(
+    action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None
+) -> tuple[State, list[Event]]:
+    """Start a game from a create_game action (ruleset and map data, dice, start places)."""
+    return ENGINE.create(action, at=at, by=by, seed=seed)
+
+
+def apply(
+    state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None, seed: int | None = None
+) -> tuple[State, list[Event]]:
+    """Check an action by a role at a time; return the new state and the events it adds."""
+    # A stored event carries the pips the server rolled; an action may not.
+    if (
+        isinstance(action, Mapping)
+        and action.get("type") in (FIRE, ATTACK)
+        and "pips" in action
+        and state.dice == "server"
+    ):
+        raise MalformedAction(Msg("the server rolls the dice in this game: send no pips"))
+    return ENGINE.apply(state, action, at=at, by=by, version=version, seed=seed)
+
+
+def fold(state: State, event: Event) -> State:
+    """Apply a stored event and return the new state (the input is not changed)."""
+    return ENGINE.fold(state, event)
+
+
+def replay(events: Sequence[Event]) -> State:
+    """Rebuild a game from its whole log."""
+    return ENGINE.replay(events)
+
+
+def outcome(state: State) -> Outcome | None:
+    """Return how the game ended, or None while it goes on."""
+    return state.outcome
+
+
+def audiences(state: State) -> list[Role]:
+    """Return the roles whose screens hear a push: the referee, the public, both players."""
+    del state
+    return [Role("referee"), Role("public"), *(Role("player", s) for s in SIDES)]
+
+
+def next_deadline(state: State) -> float | None:
+    """Return when the clock must next act: never, Vestorsjø has no clock."""
+    del state
+    return None
+
+
+def due_action(state: State, now: float) -> tuple[str, JSON] | None:
+    """Return the clock's action: none."""
+    del state, now
+    return None
+
+
+def automatic(state: State) -> tuple[str, JSON] | None:
+    """Return the computer's action: none yet (no computer player in the rules)."""
+    del state
+    return None
+
+
+def state_to_dict(state: State) -> JSON:
+    """Return the whole state as JSON-able data (for snapshots and comparison)."""
+    return log_state_to_dict(state)
+
+
+def state_from_dict(data: Mapping[str, Any]) -> State:
+    """Rebuild a state from `state_to_dict` output."""
+    return log_state_from_dict(State, data)

@@ -1,0 +1,148 @@
+"""Vestorsjø's state: the pieces, whose turn it is, what this turn has done, the ports held, every roll."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..events import Event
+from .board import Board, read_board
+from .hexes import Hex, Vertex
+from .ruleset import SUBMARINE, VestorsjoRuleset, vestorsjo_from_dict
+
+MOVE, FIRE, ATTACK = "move", "fire", "attack_submarine"
+ACTS = (MOVE, FIRE, ATTACK)
+"""The three kinds of action a piece may take, each at most once a turn."""
+DICE = ("server", "physical")
+
+
+@dataclass
+class Piece:
+    """One piece: its side and class, where it stands, its hits, and what it has done this turn.
+
+    `before` is its hits as they stood before the enemy's latest turn (taken at the end of each of
+    its own side's turns): a shooter fires with that damage. A sunk piece stays on its place through
+    its own side's next turn, then is removed.
+    """
+
+    id: str
+    side: str
+    cls: str
+    place: str
+    hits: int = 0
+    before: int = 0
+    sunk: bool = False
+    removed: bool = False
+    done: list[str] = field(default_factory=list)
+
+    @property
+    def submarine(self) -> bool:
+        """Tell whether the piece stands on corners (a submarine) rather than in hexes."""
+        return self.cls == SUBMARINE
+
+    @property
+    def standing(self) -> bool:
+        """Tell whether the piece is on the board (afloat, or sunk and still on its place)."""
+        return not self.removed
+
+    def copy(self) -> Piece:
+        """Return a copy a handler may change (cheaper than dataclasses.replace, which an action does 18 times)."""
+        return Piece(
+            self.id, self.side, self.cls, self.place, self.hits, self.before, self.sunk, self.removed, list(self.done)
+        )
+
+    def hex(self) -> Hex:
+        """Return the hex of a warship."""
+        return Hex.parse(self.place)
+
+    def vertex(self) -> Vertex:
+        """Return the corner of a submarine."""
+        return Vertex.parse(self.place)
+
+
+@dataclass
+class Done:
+    """One action of the turn under way (for the budget and for undo)."""
+
+    seq: int
+    kind: str
+    piece: str
+    origin: str = ""
+    """Where a moved piece stood before (undo puts it back)."""
+
+
+@dataclass
+class Roll:
+    """One die rolled (or entered): who at whom, with which table and damage, the pips, the hits it made."""
+
+    seq: int
+    round: int
+    side: str
+    kind: str
+    piece: str
+    target: str
+    table: str
+    """"gunnery", "submarine_attacks_ship", "ship_attacks_submarine" or "submarine_attacks_submarine"."""
+    distance: int
+    damage: int
+    """The shooter's hits the table was read with (gunnery only)."""
+    pips: int
+    physical: bool
+    hits: int
+    sunk: bool
+
+
+@dataclass
+class Outcome:
+    """How the game ended: the winner (None: nobody), why, and in words."""
+
+    winner: str | None
+    reason: str
+    detail: str
+    seq: int
+    round: int
+
+
+@dataclass
+class State:
+    """The whole game, as the fold of its events."""
+
+    ruleset_raw: dict[str, Any]
+    map_raw: dict[str, Any]
+    dice: str
+    pieces: dict[str, Piece]
+    turn: str
+    round: int = 1
+    acts: list[Done] = field(default_factory=list)
+    held: dict[str, int] = field(default_factory=dict)
+    """Each strategic port's count of round ends in a row with an enemy warship in it."""
+    taken: dict[str, bool] = field(default_factory=dict)
+    """Whether each side has held an enemy strategic port at the end of some round."""
+    rolls: list[Roll] = field(default_factory=list)
+    undone: dict[int, int] = field(default_factory=dict)
+    """Undone actions: their seq -> the seq of the undo."""
+    outcome: Outcome | None = None
+    version: int = 0
+    log: tuple[Event, ...] = ()
+    skipped: dict[int, str] = field(default_factory=dict)
+    ruleset: VestorsjoRuleset = field(default=None, metadata={"encode": False})  # type: ignore[assignment]
+    board: Board = field(default=None, metadata={"encode": False})  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.ruleset is None:
+            self.ruleset = vestorsjo_from_dict(self.ruleset_raw)
+        if self.board is None:
+            self.board = read_board(self.map_raw, self.ruleset)
+
+    @property
+    def over(self) -> str | None:
+        """Return how the game ended, in words, once it has; None while it goes on."""
+        return self.outcome.detail if self.outcome else None
+
+    def actions_left(self) -> int:
+        """Return how many actions the side to move has left this turn."""
+        return max(0, self.ruleset.actions_per_turn - len(self.acts))
+
+    def side_pieces(self, side: str) -> list[Piece]:
+        """Return a side's pieces still on the board."""
+        return [p for p in self.pieces.values() if p.side == side and not p.removed]

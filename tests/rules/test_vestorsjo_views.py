@@ -1,0 +1,75 @@
+"""Vestorsjø's views: everyone sees everything (no hidden information); the mover sees its legal actions and chances."""
+
+from __future__ import annotations
+
+import json
+
+from referee.rules import vestorsjo as v
+from referee.rules.modes import GameMode
+
+from .vestorsjo_maps import Game, ruleset_data
+
+KEYS = {
+    "mode", "version", "role", "me", "ruleset", "dice", "sides", "board", "pieces", "turn", "round", "actions_used",
+    "actions_left", "this_turn", "taken", "rolls", "undone", "skipped", "outcome", "actions",
+}  # fmt: skip
+
+
+def test_every_role_sees_the_whole_board() -> None:
+    g = Game()
+    g.fire("scania.destroyer", "zealand.frigate-1", 6)
+    views = {r: v.view_for(g.state, r, 0.0) for r in ("referee", "public", "player:scania", "player:zealand")}
+    for view in views.values():
+        assert set(view) == KEYS
+        json.dumps(view)
+        assert len(view["pieces"]) == 18
+        assert view["rolls"][0]["pips"] == 6 and view["rolls"][0]["hits"] == 2
+        assert view["board"]["terrain"][0] == "#P....P#"
+    strip = {"role", "me", "actions"}
+    assert (
+        len({json.dumps({k: x for k, x in view.items() if k not in strip}, sort_keys=True) for view in views.values()})
+        == 1
+    )
+    frigate = next(p for p in views["public"]["pieces"] if p["id"] == "zealand.frigate-1")
+    assert (frigate["hits"], frigate["defence"], frigate["sunk"], frigate["class"]) == (2, 2, True, "frigate")
+    destroyer = next(p for p in views["public"]["pieces"] if p["id"] == "scania.destroyer")
+    assert destroyer["done"] == ["fire"] and destroyer["in_port"] == ["Lanskròna"]
+    assert views["public"]["actions_left"] == 3 and views["public"]["turn"] == "scania"
+    assert views["player:zealand"]["actions"] == [{"type": "surrender", "side": "zealand"}]
+
+
+def test_targets_carry_their_hit_chance_from_the_table() -> None:
+    g = Game()
+    fire = next(
+        a for a in v.legal_actions(g.state, "player:scania") if a["type"] == "fire" and a["piece"] == "scania.destroyer"
+    )
+    frigate = next(t for t in fire["targets"] if t["target"] == "zealand.frigate-1")
+    # G5 to C5: range 4, undamaged destroyer "- - - 1 1 2": 3 faces hit, 4 hits in all.
+    assert (frigate["distance"], frigate["row"], frigate["chance"], frigate["expected"]) == (
+        4,
+        [0, 0, 0, 1, 1, 2],
+        0.5,
+        0.6667,
+    )
+    assert all(t["target"].startswith("zealand.") for t in fire["targets"])
+
+
+def test_legal_actions_are_accepted() -> None:
+    """Every action legal_actions offers is accepted by its handler (the other way: the property test)."""
+    g = Game()
+    for action in v.actions_for(g.state, "player:scania"):
+        v.apply(g.state, action, at=1, by="player:scania", seed=3)
+    for action in v.actions_for(g.state, "referee"):
+        v.apply(g.state, action, at=1, by="referee", seed=3)
+
+
+def test_the_package_is_a_game_mode() -> None:
+    """The package offers the whole mode surface (mypy --strict checks this assignment against the protocol)."""
+    mode: GameMode = v
+    assert mode.MODE == "vestorsjo" and {"fire", "attack_submarine"} == mode.CHANCE
+    assert set(mode.ACTION_SCHEMAS) == set(v.HANDLERS)
+    g = Game()
+    assert mode.outcome(g.state) is None and mode.next_deadline(g.state) is None and mode.automatic(g.state) is None
+    assert {r.to_str() for r in mode.audiences(g.state)} == {"referee", "public", "player:scania", "player:zealand"}
+    rs = mode.read_ruleset(ruleset_data())
+    assert rs.summary().startswith("Vestorsjø (vestorsjo): map oresund; Scania first")

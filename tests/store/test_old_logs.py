@@ -1,0 +1,138 @@
+"""Stored games made by older code replay to the very state they had (issue 10).
+
+Each fixture in tests/fixtures/logs/ is a whole game's event log and the `state_to_dict` of the
+game it made, written by tests/fixtures/make_logs.py from the rules of that day; the
+`*-old-code` and `*-old-ids` logs are in the id scheme of games stored before add_order events
+carried their order's id. A change to the rules core that changes what any of these logs mean
+fails here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, insert
+
+from referee.rules import airraid, battleship
+from referee.rules.events import Event
+from referee.store import Mode, Store, events_t, games_t, make_engine, migrate, snapshots_t
+
+LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
+FIXTURES = sorted(LOGS.glob("*.json"))
+MODES: dict[str, ModuleType] = {"airraid": airraid, "battleship": battleship}
+
+
+def load(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def canonical(state_dict: Any) -> str:
+    """The state as the fixture stores it: JSON, keys sorted (tuples and lists alike)."""
+    return json.dumps(state_dict, ensure_ascii=False, sort_keys=True)
+
+
+def as_stored(state_dict: dict[str, Any], stored: dict[str, Any]) -> str:
+    """A state as the fixture's day would have stored it: a field added since must still be empty."""
+    added = {k: v for k, v in state_dict.items() if k not in stored}
+    assert all(v in ({}, [], None) for v in added.values()), f"fields added since the fixture are not empty: {added}"
+    return canonical({k: v for k, v in state_dict.items() if k in stored})
+
+
+def events_of(fixture: dict[str, Any]) -> list[Event]:
+    return [Event.from_dict(e) for e in fixture["events"]]
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    engine = make_engine(f"sqlite:///{tmp_path_factory.mktemp('old-logs') / 'store.sqlite3'}")
+    migrate(engine)
+    yield engine
+    engine.dispose()
+
+
+def test_the_fixtures_cover_both_modes_and_the_old_id_scheme() -> None:
+    fixtures = [load(p) for p in FIXTURES]
+    assert {f["mode"] for f in fixtures} == set(MODES)
+    old = [f for f in fixtures if f["name"].endswith(("-old-code", "-old-ids"))]
+    assert old and all("id" not in e["data"] for f in old for e in f["events"] if e["kind"] == "add_order")
+    assert sum(p.stat().st_size for p in FIXTURES) < 1_500_000
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_replaying_an_old_log_gives_its_stored_state(path: Path) -> None:
+    fixture = load(path)
+    mode = MODES[fixture["mode"]]
+    state = mode.replay(events_of(fixture))
+    assert as_stored(mode.state_to_dict(state), fixture["state"]) == canonical(fixture["state"])
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_an_old_snapshot_reads_back_as_the_same_state(path: Path) -> None:
+    fixture = load(path)
+    mode = MODES[fixture["mode"]]
+    assert as_stored(mode.state_to_dict(mode.state_from_dict(fixture["state"])), fixture["state"]) == canonical(
+        fixture["state"]
+    )
+
+
+def store_game(engine: Engine, fixture: dict[str, Any], game_id: str) -> Store:
+    """Write a fixture's log into the store's tables as its day stored it: the game row, then every event row."""
+    modes: dict[str, Mode] = {"airraid": airraid, "battleship": battleship}
+    store = Store(engine, modes=modes)
+    events = fixture["events"]
+    with engine.begin() as conn:
+        conn.execute(
+            insert(games_t).values(
+                id=game_id,
+                mode=fixture["mode"],
+                created_at=events[0]["at"],
+                seq=events[-1]["seq"],
+                status=fixture["state"]["phase"],
+            )
+        )
+        conn.execute(
+            insert(events_t),
+            [
+                {
+                    "game_id": game_id,
+                    "seq": e["seq"],
+                    "kind": e["kind"],
+                    "data": json.dumps(e["data"]),
+                    "at": e["at"],
+                    "by": e["by"],
+                    "batch_seq": e["seq"],
+                }
+                for e in events
+            ],
+        )
+    store.forget()
+    return store
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_the_store_replays_an_old_log_to_its_stored_state(engine: Engine, path: Path) -> None:
+    fixture = load(path)
+    game_id = f"log-{path.stem}"[:32]
+    store = store_game(engine, fixture, game_id)
+    state, version = store.load(game_id)
+    assert version == fixture["events"][-1]["seq"]
+    assert as_stored(MODES[fixture["mode"]].state_to_dict(state), fixture["state"]) == canonical(fixture["state"])
+    assert [e.to_dict() for e in store.all_events(game_id)] == fixture["events"]
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_the_store_loads_an_old_snapshot_to_its_stored_state(engine: Engine, path: Path) -> None:
+    fixture = load(path)
+    game_id = f"snap-{path.stem}"[:32]
+    store = store_game(engine, fixture, game_id)
+    with engine.begin() as conn:
+        snapshot = {"game_id": game_id, "seq": fixture["events"][-1]["seq"], "state": json.dumps(fixture["state"])}
+        conn.execute(insert(snapshots_t).values(**snapshot))
+    state, _ = store.load(game_id)
+    assert as_stored(MODES[fixture["mode"]].state_to_dict(state), fixture["state"]) == canonical(fixture["state"])
