@@ -11,6 +11,7 @@ due. Nothing here imports Flask.
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 from referee.rules import find_mode
 from referee.rules.errors import MalformedAction, Msg, RulesError
 from referee.rules.events import Role
+from referee.rules.sea import Draft, Ship
 from referee.store import Result, Store, StoreError
 
 log = logging.getLogger(__name__)
@@ -81,6 +83,10 @@ class Play:
         pushed = self.publisher.publish(game_id, result.state)
         state = result.state if result.duplicate else self.follow(game_id, result.mode, result.state)
         return Acted(result, state, pushed)
+
+    def random_sea(self, draft: Draft) -> list[Ship]:
+        """Place a draft's fleet at random, by the server's chance: a proposal, never stored."""
+        return draft.random(secrets.randbits(63))
 
     def follow(self, game_id: str, mode_name: str, state: Any) -> Any:
         """Play the moves that happen by themselves (the computer's), pushing each; return the newest state."""

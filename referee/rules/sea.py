@@ -357,3 +357,27 @@ def fleet_fit_reason(size: int, rules: SeaRules, fleet: Sequence[str], budget: B
     """
     shapes = [rules.kinds[k].shape for k in fleet]
     return fleet_fits(Grid(size, rules.letters), shapes, touching=rules.touching, mirror=rules.mirror, budget=budget)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A side's sea before it is locked: where its fleet goes and by which placement rule."""
+
+    grid: Grid
+    rules: SeaRules
+    fleet: tuple[str, ...]
+
+    def ships(self, raw: object) -> list[Ship]:
+        """Read a fleet sent as JSON ([{kind, squares, id?}]), lettering unlettered ships by their place."""
+        if not isinstance(raw, list) or len(raw) > len(LETTERS):
+            raise MalformedAction(Msg("ships must be a list of the fleet's ships"))
+        ships = [Ship.from_dict(item, self.grid) for item in raw]
+        return [Ship(s.id or LETTERS[i], s.kind, s.squares) for i, s in enumerate(ships)]
+
+    def problems(self, raw: object) -> list[SeaProblem]:
+        """Check a fleet sent as JSON against the placement rule, without storing anything."""
+        return check_fleet(self.grid, self.rules, self.fleet, self.ships(raw))
+
+    def random(self, seed: int) -> list[Ship]:
+        """Place the whole fleet uniformly at random from a seed; raise Impossible if it cannot fit."""
+        return random_sea(self.grid, self.rules, self.fleet, random.Random(seed))

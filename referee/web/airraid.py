@@ -5,7 +5,6 @@ The API every mode shares (view, actions, events, logs) is web/api.py.
 
 from __future__ import annotations
 
-import random
 import secrets
 import time
 from typing import Any, cast
@@ -19,9 +18,7 @@ from referee.resources import resource_path
 from referee.rules import airraid
 from referee.rules.errors import MalformedAction, RulesError, RulesetError
 from referee.rules.events import PUBLIC, REFEREE, Role
-from referee.rules.placement import Impossible
 from referee.rules.ruleset import airraid_ruleset_from_dict, parse_toml, read_toml, ruleset_from_dict
-from referee.rules.sea import Ship, check_fleet, random_sea
 from referee.store import reading
 from referee.web import live, modes
 from referee.web.api import json_body
@@ -360,46 +357,6 @@ def slips_of(state: airraid.State, game_id: str, role: Role, round_arg: str | No
 
 
 # --- JSON API ------------------------------------------------------------------------------------
-
-
-def _team_of_request(game_id: str, body: dict[str, Any]) -> str:
-    role = role_in(game_id)
-    team = body.get("team")
-    if team not in airraid.TEAMS:
-        raise MalformedAction("team must be A or B")
-    if role not in (REFEREE, Role("team", team)):
-        abort(403, description=_("Only that team or the referee may do this."))
-    return str(team)
-
-
-@bp.post("/api/games/<game_id>/sea/check")
-def api_sea_check(game_id: str) -> Any:
-    """Check a draft sea without storing it: {team, ships} → {ok, problems}."""
-    body = json_body()
-    state = load_state(game_id)
-    team = _team_of_request(game_id, body)
-    grid = state.grid(team)
-    raw = body.get("ships")
-    if not isinstance(raw, list) or len(raw) > 26:
-        raise MalformedAction("ships must be a list of the fleet's ships")
-    ships = [Ship.from_dict(item, grid) for item in raw]
-    ships = [Ship(s.id or chr(65 + i), s.kind, s.squares) for i, s in enumerate(ships)]
-    problems = check_fleet(grid, state.ruleset.sea, state.teams[team].fleet, ships)
-    return jsonify({"ok": not problems, "problems": [{**p.to_dict(grid), "message": say(p.message)} for p in problems]})
-
-
-@bp.post("/api/games/<game_id>/sea/random")
-def api_sea_random(game_id: str) -> Any:
-    """Place a team's fleet at random (not stored): {team} → {ships}."""
-    body = json_body()
-    state = load_state(game_id)
-    team = _team_of_request(game_id, body)
-    grid = state.grid(team)
-    try:
-        ships = random_sea(grid, state.ruleset.sea, state.teams[team].fleet, random.Random(secrets.randbits(64)))
-    except Impossible as exc:
-        return jsonify({"error": "impossible", "message": say(exc.message)}), 409
-    return jsonify({"ships": [s.to_dict(grid) for s in ships]})
 
 
 @bp.get("/api/games/<game_id>/devices")

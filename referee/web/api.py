@@ -20,9 +20,12 @@ from flask_babel import gettext as _  # type: ignore[import-untyped]
 from referee.rules import find_mode, mode_of
 from referee.rules.errors import MalformedAction
 from referee.rules.events import PUBLIC, REFEREE, encode
+from referee.rules.placement import Impossible
+from referee.rules.sea import Draft
+from referee.web import modes
 from referee.web.auth import is_server_referee
 from referee.web.extensions import db
-from referee.web.i18n import say_all
+from referee.web.i18n import say, say_all
 from referee.web.playing import load_any_state, play, role_of, run_action, view_of
 
 bp = Blueprint("api", __name__)
@@ -142,3 +145,45 @@ def api_log_csv(game_id: str) -> Any:
         mimetype="text/csv",
         headers={"Content-Disposition": f'attachment; filename="referee-{game_id}.csv"'},
     )
+
+
+# --- A draft sea, for every mode whose sides place fleets ------------------------------------
+
+# The side a draft is for, as each mode's page names it (the air raid's teams, Battleship's players).
+SIDE_FIELDS = ("side", "team", "player")
+
+
+def _draft(game_id: str, body: dict[str, Any]) -> Draft:
+    """Return the draft sea the caller asks for: the mode's own, checked for the caller's role."""
+    state = load_any_state(game_id)
+    why = modes.of(state).gone
+    gone = why(game_id) if why is not None else None
+    if gone:
+        abort(410, description=gone)
+    sea_draft = getattr(mode_of(state), "sea_draft", None)
+    if sea_draft is None:
+        abort(404, description=_("No fleet is placed in this game."))
+    side = next((body[k] for k in SIDE_FIELDS if k in body), None)
+    draft: Draft = sea_draft(state, role_of(game_id, None, state), side)
+    return draft
+
+
+@bp.post("/api/games/<game_id>/sea/check")
+def api_sea_check(game_id: str) -> Any:
+    """Check a draft fleet without storing it (that side, or the referee): {team|player, ships} → {ok, problems}."""
+    body = json_body()
+    draft = _draft(game_id, body)
+    problems = draft.problems(body.get("ships"))
+    grid = draft.grid
+    return jsonify({"ok": not problems, "problems": [{**p.to_dict(grid), "message": say(p.message)} for p in problems]})
+
+
+@bp.post("/api/games/<game_id>/sea/random")
+def api_sea_random(game_id: str) -> Any:
+    """Place a side's whole fleet at random, not stored (that side, or the referee): {team|player} → {ships}."""
+    draft = _draft(game_id, json_body())
+    try:
+        ships = play().random_sea(draft)
+    except Impossible as exc:
+        return jsonify({"error": "impossible", "message": say(exc.message)}), 409
+    return jsonify({"ships": [s.to_dict(draft.grid) for s in ships]})

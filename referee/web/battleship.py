@@ -15,7 +15,6 @@ Who is who in a game:
 from __future__ import annotations
 
 import logging
-import random
 import secrets
 import time
 from typing import Any, cast
@@ -40,12 +39,9 @@ from werkzeug.wrappers import Response
 from referee.models import Game, Token
 from referee.resources import resource_path
 from referee.rules import battleship as bs
-from referee.rules.battleship import ai as battleship_ai
 from referee.rules.errors import MalformedAction, RulesError
 from referee.rules.events import PUBLIC, REFEREE, Role
-from referee.rules.placement import Impossible
 from referee.rules.ruleset import read_toml
-from referee.rules.sea import Ship, check_fleet
 from referee.store import ABANDONED, reading
 from referee.web import live, modes, playing
 from referee.web.auth import (
@@ -166,6 +162,7 @@ modes.register(
         role_in=role_in,
         view_of=view_of,
         push_roles=push_roles,
+        gone=lambda game_id: expired_message() if db.store.status_of(game_id) == ABANDONED else None,
         sweep=expire_idle_games,
     )
 )
@@ -387,7 +384,6 @@ def page(template: str, game_id: str, role: Role, state: bs.State, **extra: Any)
         "seq": state.version,
         "view": view,
         "api": f"/api/games/{game_id}",
-        "bs_api": f"/api/battleship/games/{game_id}",
         **extra.pop("data", {}),
     }
     return render_template(
@@ -508,16 +504,6 @@ def _json() -> dict[str, Any]:
     return data
 
 
-def _player_of_request(game_id: str, state: bs.State, body: dict[str, Any]) -> str:
-    player = body.get("player")
-    if player not in bs.PLAYERS:
-        raise MalformedAction("player must be A or B")
-    role = role_in(game_id, None, state)
-    if role not in (REFEREE, Role("player", player)):
-        abort(403, description=_("Only that player or the referee may do this."))
-    return str(player)
-
-
 @bp.post("/api/battleship/games")
 def api_create() -> Any:
     """Create a game; the caller's browser becomes player A (or both, pass-and-play)."""
@@ -526,37 +512,6 @@ def api_create() -> Any:
     response = jsonify({"game": created["game"], "links": created["links"]})
     response.status_code = 201
     return with_device_cookies(response, created["game"], created["devices"])
-
-
-@bp.post("/api/battleship/games/<game_id>/sea/check")
-def api_sea_check(game_id: str) -> Any:
-    """Check a draft fleet without storing it: {player, ships} → {ok, problems}."""
-    state = load_game(game_id)
-    body = _json()
-    _player_of_request(game_id, state, body)
-    grid = state.grid()
-    raw = body.get("ships")
-    if not isinstance(raw, list) or len(raw) > 26:
-        raise MalformedAction("ships must be a list of the fleet's ships")
-    ships = [Ship.from_dict(item, grid) for item in raw]
-    ships = [Ship(s.id or chr(65 + i), s.kind, s.squares) for i, s in enumerate(ships)]
-    problems = check_fleet(grid, state.ruleset.sea, state.ruleset.fleet, ships)
-    return jsonify({"ok": not problems, "problems": [{**p.to_dict(grid), "message": say(p.message)} for p in problems]})
-
-
-@bp.post("/api/battleship/games/<game_id>/sea/random")
-def api_sea_random(game_id: str) -> Any:
-    """A random legal fleet for a player (not stored): {player} → {ships}."""
-    state = load_game(game_id)
-    _player_of_request(game_id, state, _json())
-    grid = state.grid()
-    try:
-        ships = battleship_ai.place_fleet(
-            grid, state.ruleset.sea, state.ruleset.fleet, random.Random(secrets.randbits(64))
-        )
-    except Impossible as exc:
-        return jsonify({"error": "impossible", "message": say(exc.message)}), 409
-    return jsonify({"ships": [s.to_dict(grid) for s in ships]})
 
 
 @bp.post("/api/battleship/games/<game_id>/rematch")

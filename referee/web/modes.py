@@ -38,6 +38,8 @@ class WebMode:
     push_roles: Callable[[Any], list[Role]]
     sweep: Callable[[Flask, float], list[str]] | None = None
     """Every minute, on the round clock: tidy forgotten games at a moment; return the games it changed."""
+    gone: Callable[[str], str | None] | None = None
+    """Why a game that is still stored may no longer be played (answered 410), or None."""
 
 
 _MODES: dict[str, WebMode] = {}

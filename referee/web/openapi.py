@@ -291,7 +291,13 @@ def _json(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _refusals(*codes: int) -> dict[str, Any]:
-    words = {400: "Malformed input", 403: "Not allowed for this role", 404: "No such game", 409: "Refused by the rules"}
+    words = {
+        400: "Malformed input",
+        403: "Not allowed for this role",
+        404: "No such game",
+        409: "Refused by the rules",
+        410: "The game has expired",
+    }
     return {str(c): {"description": words[c], **_json({"$ref": "#/components/schemas/Error"})} for c in codes}
 
 
@@ -460,12 +466,14 @@ def build_spec() -> dict[str, Any]:
         },
     )
     for name, about in (
-        ("check", "Check a draft sea; nothing is stored"),
-        ("random", "A random legal fleet; nothing is stored"),
+        ("check", "Check a draft sea, of an air-raid team or a Battleship player; nothing is stored"),
+        ("random", "A random legal fleet, of an air-raid team or a Battleship player; nothing is stored"),
     ):
-        props: dict[str, Any] = {"team": TEAM}
+        # The side as its mode names it: an air-raid team or a Battleship player (a mode with no
+        # fleets to place answers 404).
+        props: dict[str, Any] = {"team": TEAM, "player": PLAYER}
         if name == "check":
-            props["ships"] = {"type": "array", "items": SHIP}
+            props["ships"] = {"type": "array", "items": SHIP, "maxItems": 26}
         spec.path(
             path=f"/api/games/{{game_id}}/sea/{name}",
             operations={
@@ -474,11 +482,18 @@ def build_spec() -> dict[str, Any]:
                     "parameters": [GAME_ID],
                     "requestBody": {
                         "required": True,
-                        **_json({"type": "object", "properties": props, "required": list(props)}),
+                        **_json(
+                            {
+                                "type": "object",
+                                "properties": props,
+                                "required": ["ships"] if name == "check" else [],
+                                "oneOf": [{"required": ["team"]}, {"required": ["player"]}],
+                            }
+                        ),
                     },
                     "responses": {
                         "200": {"description": "Answer", **_json({"type": "object"})},
-                        **_refusals(400, 403, 404),
+                        **_refusals(400, 403, 404, 409, 410),
                     },
                 }
             },
@@ -613,30 +628,6 @@ def _battleship_paths(spec: APISpec, view: dict[str, Any]) -> None:
             }
         },
     )
-    for name, about in (
-        ("check", "Battleship: check a draft fleet; nothing is stored"),
-        ("random", "Battleship: a random legal fleet; nothing is stored"),
-    ):
-        props: dict[str, Any] = {"player": PLAYER}
-        if name == "check":
-            props["ships"] = {"type": "array", "items": SHIP, "maxItems": 26}
-        spec.path(
-            path=f"/api/battleship/games/{{game_id}}/sea/{name}",
-            operations={
-                "post": {
-                    "summary": about,
-                    "parameters": [GAME_ID],
-                    "requestBody": {
-                        "required": True,
-                        **_json({"type": "object", "properties": props, "required": list(props)}),
-                    },
-                    "responses": {
-                        "200": {"description": "Answer", **_json({"type": "object"})},
-                        **_refusals(400, 403, 404),
-                    },
-                }
-            },
-        )
     spec.path(
         path="/api/battleship/games/{game_id}/rematch",
         operations={

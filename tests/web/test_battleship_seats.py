@@ -200,7 +200,7 @@ def test_a_game_nobody_plays_expires_and_its_page_says_so(app: Flask, duel: dict
     assert eva.get(f"/b/{gid}/watch").status_code == 410
     refused = act(eva, gid, {"type": "fire", "player": "A", "squares": ["A1"]})
     assert refused.status_code == 409 and refused.get_json()["error"] == "game_over"
-    assert app.test_client().post(f"/api/battleship/games/{gid}/sea/random", json={"player": "A"}).status_code == 410
+    assert app.test_client().post(f"/api/games/{gid}/sea/random", json={"player": "A"}).status_code == 410
     with app.app_context():
         assert db.store.count_events(gid) == events
 

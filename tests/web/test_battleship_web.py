@@ -127,15 +127,9 @@ def test_two_players_and_a_spectator_never_see_the_hidden_fleet(app: Flask, duel
     )
     assert ack["ok"] is False and ack["error"] == "forbidden"
     assert (
-        note(
-            "A", duel["A"].post(f"/api/battleship/games/{gid}/sea/check", json={"player": "B", "ships": []})
-        ).status_code
-        == 403
+        note("A", duel["A"].post(f"/api/games/{gid}/sea/check", json={"player": "B", "ships": []})).status_code == 403
     )
-    assert (
-        note("public", duel["public"].post(f"/api/battleship/games/{gid}/sea/random", json={"player": "A"})).status_code
-        == 403
-    )
+    assert note("public", duel["public"].post(f"/api/games/{gid}/sea/random", json={"player": "A"})).status_code == 403
     for who in ("A", "public"):
         # The log routes, every mode's, refuse a Battleship game's log (it holds both fleets) until it is over.
         for route in ("events", "log.json", "log.csv"):

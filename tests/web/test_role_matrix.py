@@ -299,8 +299,6 @@ ROUTES: dict[tuple[str, str], dict[str, int]] = {
     # "New invite": player A only (it cuts player B's phone off, then A's page shows a fresh link).
     ("/b/<game_id>/invite", "POST"): only({"team_a": 303}),
     ("/api/battleship/games", "POST"): dict.fromkeys(ROLES, 201),
-    ("/api/battleship/games/<game_id>/sea/check", "POST"): only({"referee": 200, "team_a": 200}),
-    ("/api/battleship/games/<game_id>/sea/random", "POST"): only({"referee": 200, "team_a": 200}),
     ("/api/battleship/games/<game_id>/rematch", "POST"): only({"team_a": 409, "team_b": 409}),
     ("/api/battleship/scores", "GET"): EVERYONE,
 }
@@ -309,7 +307,6 @@ ROUTES: dict[tuple[str, str], dict[str, int]] = {
 NO_GAME_SQUARES = {
     ("/api/games/<game_id>/sea/random", "POST"),
     ("/api/openapi.json", "GET"),
-    ("/api/battleship/games/<game_id>/sea/random", "POST"),
 }
 
 # Socket events: "ok" = ack {ok: true}; else the ack's error code. `disconnect` has no ack.

@@ -75,6 +75,7 @@ from .views import (
     _note_view,
     legal_actions,
     order_options,
+    sea_draft,
     view_for,
 )
 
@@ -132,6 +133,7 @@ __all__ = [
     "outcome",
     "read_ruleset",
     "replay",
+    "sea_draft",
     "state_from_dict",
     "state_to_dict",
     "view_for",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..errors import IllegalAction, MalformedAction, Msg
-from ..events import JSON, Role, encode
-from ..sea import ship_labels
+from ..errors import IllegalAction, MalformedAction, Msg, NotYourTurn
+from ..events import JSON, REFEREE, Role, encode
+from ..sea import Draft, ship_labels
 from .conditions import (
     AFTER_END,
     add_order_problem,
@@ -491,3 +491,12 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
         view["legal"] = legal_actions(state, role)
         return view
     raise MalformedAction(Msg("no view for role {to_str!r}", to_str=role.to_str()))
+
+
+def sea_draft(state: State, role: Role, team: object) -> Draft:
+    """Return a team's sea to place a fleet on, for that team's base or the referee; refuse anyone else."""
+    if team not in TEAMS:
+        raise MalformedAction(Msg("team must be A or B, not {team!r}", team=team))
+    if role not in (REFEREE, Role("team", str(team))):
+        raise NotYourTurn(Msg("Only that team or the referee may do this."))
+    return Draft(state.grid(str(team)), state.ruleset.sea, tuple(state.teams[str(team)].fleet))

@@ -45,7 +45,7 @@ from .ruleset import (
 from .schema import ACTION_SCHEMAS
 from .state import Outcome, Player, State, shots_due, volleys_of
 from .turns import automatic, due_action, screen_player
-from .views import legal_actions, view_for
+from .views import legal_actions, sea_draft, view_for
 from .volley import answer, ring_of
 
 __all__ = [
@@ -84,6 +84,7 @@ __all__ = [
     "replay",
     "ring_of",
     "screen_player",
+    "sea_draft",
     "ship_name",
     "shots_due",
     "state_from_dict",

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..events import JSON, Role
-from ..sea import ship_labels
+from ..errors import MalformedAction, Msg, NotYourTurn
+from ..events import JSON, REFEREE, Role
+from ..sea import Draft, ship_labels
 from ..shots import Volley
 from .moves import computer_move_problem, fire_problem, forfeit_problem, place_fleet_problem
 from .ruleset import MODE, PLAYERS, BattleshipRuleset, other
@@ -157,3 +158,12 @@ def view_for(state: State, role: Role | str, now: float = 0.0) -> JSON:
         "actions": legal_actions(state, role),
     }
     return view
+
+
+def sea_draft(state: State, role: Role | str, player: object) -> Draft:
+    """Return a player's sea to place a fleet on, for that player or the referee; refuse anyone else."""
+    if player not in PLAYERS:
+        raise MalformedAction(Msg("player must be A or B, not {player!r}", player=player))
+    if _role(role) not in (REFEREE, Role("player", str(player))):
+        raise NotYourTurn(Msg("Only that player or the referee may do this."))
+    return Draft(state.grid(), state.ruleset.sea, tuple(state.ruleset.fleet))

@@ -81,7 +81,7 @@ function start() {
   async function postJson(path, body) {
     const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
     if (CSRF) headers['X-CSRF-Token'] = CSRF;
-    const r = await fetch(`${page.bs_api}${path}`, { method: 'POST', headers, body: JSON.stringify(body), credentials: 'same-origin' });
+    const r = await fetch(`${page.api}${path}`, { method: 'POST', headers, body: JSON.stringify(body), credentials: 'same-origin' });
     let data = null;
     try { data = await r.json(); } catch { /* not JSON */ }
     if (!r.ok) throw new Error((data && (data.message || data.error)) || `HTTP ${r.status}`);
