@@ -324,35 +324,10 @@ def slips_of(state: airraid.State, game_id: str, role: Role, round_arg: str | No
             number = int(round_arg)
         except ValueError:
             abort(400, description=_("round must be a number."))
-    if not 1 <= number <= len(state.rounds):
-        return []
-    rnd = state.rounds[number - 1]
-    rows = []
-    for order in rnd.orders.values():
-        if role not in (REFEREE, Role("team", order.team)):
-            continue
-        grid = state.grid(airraid.other(order.team))
-        team = state.teams[order.team]
-        ship = team.ship(order.ship)
-        code = make_slip(game_id, order.id)
-        rows.append(
-            {
-                "order": order.id,
-                "pilot": order.pilot,
-                "team": order.team,
-                "team_name": team.name,
-                "kind": order.kind,
-                "ship": order.ship,
-                "ship_kind": ship.kind if ship else "",
-                "corridor": order.corridor,
-                "position": order.position,
-                "label": order.label(),
-                "round": order.round,
-                "target": grid.square_name(order.target) if order.target else None,
-                "code": code,
-                "url": url_for("games.pilot_page", slip=code, _external=True),
-            }
-        )
+    rows = airraid.slip_rows(state, role, number)
+    for row in rows:
+        row["code"] = make_slip(game_id, row["order"])
+        row["url"] = url_for("games.pilot_page", slip=row["code"], _external=True)
     return rows
 
 

@@ -76,6 +76,7 @@ from .views import (
     legal_actions,
     order_options,
     sea_draft,
+    slip_rows,
     view_for,
 )
 
@@ -134,6 +135,7 @@ __all__ = [
     "read_ruleset",
     "replay",
     "sea_draft",
+    "slip_rows",
     "state_from_dict",
     "state_to_dict",
     "view_for",

@@ -500,3 +500,33 @@ def sea_draft(state: State, role: Role, team: object) -> Draft:
     if role not in (REFEREE, Role("team", str(team))):
         raise NotYourTurn(Msg("Only that team or the referee may do this."))
     return Draft(state.grid(str(team)), state.ruleset.sea, tuple(state.teams[str(team)].fleet))
+
+
+def slip_rows(state: State, role: Role, number: int) -> list[JSON]:
+    """List the slips of a round's orders that a role may print: a team its own, the referee all."""
+    if not 1 <= number <= len(state.rounds) or role.kind not in ("referee", "team"):
+        return []
+    rows = []
+    for order in state.rounds[number - 1].orders.values():
+        if role not in (REFEREE, Role("team", order.team)):
+            continue
+        grid = state.grid(other(order.team))
+        team = state.teams[order.team]
+        ship = team.ship(order.ship)
+        rows.append(
+            {
+                "order": order.id,
+                "pilot": order.pilot,
+                "team": order.team,
+                "team_name": team.name,
+                "kind": order.kind,
+                "ship": order.ship,
+                "ship_kind": ship.kind if ship else "",
+                "corridor": order.corridor,
+                "position": order.position,
+                "label": order.label(),
+                "round": order.round,
+                "target": grid.square_name(order.target) if order.target else None,
+            }
+        )
+    return rows
