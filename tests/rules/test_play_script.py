@@ -358,3 +358,13 @@ def test_map_check_of_a_bad_or_missing_file_is_one_clear_line(tmp_path: Path, co
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1 and str(path) in result.output
+
+
+def test_a_vestorsjo_game_on_the_real_map_from_a_file() -> None:
+    code, records, _err = run("play", "vestorsjo", str(FIXTURES / "vestorsjo_short.jsonl"), "--seed", "1")
+    assert code == 0, records
+    fire = next(r for r in records if r.get("line") == 5)
+    assert fire["ok"] and fire["events"][0]["data"]["physical"] is True and fire["events"][0]["data"]["pips"] == 6
+    refused = next(r for r in records if r.get("line") == 8)
+    assert refused["ok"] is False and "no undo past a roll" in refused["refused"]
+    assert records[-1]["outcome"]["winner"] == "scania" and records[-1]["outcome"]["reason"] == "surrender"
