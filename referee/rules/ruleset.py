@@ -18,6 +18,7 @@ from .placement import UNDECIDED, Budget
 from .sea import SeaRules, ShipKind, fleet_fit_reason, fleet_kinds
 
 TIE_BREAKS = ("floating_squares", "trophies")
+AT_ZERO = ("wait", "end")
 
 
 def _config_dir() -> Path:
@@ -285,6 +286,8 @@ class AirRaidRuleset:
     round_limit: int
     tie_breaks: tuple[str, ...]
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    at_zero: str = "end"
+    """What 0:00 does: `end` the round at once (the clock does), or `wait` for the referee to end it."""
     mode: str = "airraid"
 
     def sea_size_for(self, players: int) -> SeaSize:
@@ -525,6 +528,11 @@ def airraid_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> Air
     elif len(set(tie_breaks)) != len(tie_breaks):
         p.add("rounds.tie_breaks", "names a tie-break twice")
         tie_breaks = list(TIE_BREAKS)
+    # A file from before the choice ends the round at 0:00, as every game of that day did.
+    at_zero = rounds.get("at_zero", "end")
+    if at_zero not in AT_ZERO:
+        p.add("rounds.at_zero", f"must be one of {', '.join(AT_ZERO)}, not {brief(at_zero)}")
+        at_zero = "end"
     p.raise_if_any()
     return AirRaidRuleset(
         id=rid,
@@ -541,6 +549,7 @@ def airraid_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> Air
         round_limit=round_limit,
         tie_breaks=tuple(tie_breaks),
         raw=data,
+        at_zero=str(at_zero),
     )
 
 

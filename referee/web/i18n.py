@@ -1,4 +1,4 @@
-"""Languages: Czech (home language), English, Dutch and Norwegian bokmål; the choice lives in a `lang` cookie."""
+"""Page languages (Czech, the home one; English, Dutch, Norwegian bokmål, Swedish), chosen by a `lang` cookie."""
 
 from __future__ import annotations
 

@@ -587,6 +587,7 @@ def build_spec() -> dict[str, Any]:
             },
         )
     _battleship_paths(spec, view)
+    _vestorsjo_paths(spec)
     spec.path(
         path="/api/health",
         operations={
@@ -658,3 +659,36 @@ def openapi_json() -> Response:
 def init_app(app: Flask) -> None:
     """Register the OpenAPI endpoint."""
     app.register_blueprint(bp)
+
+
+def _vestorsjo_paths(spec: APISpec) -> None:
+    """The Vestorsjø route (referee/web/vestorsjo.py); play goes through /api/games/{game_id}/actions."""
+    created = {"type": "object", "properties": {"game": {"type": "string"}, "links": {"type": "object"}}}
+    new_game = {
+        "type": "object",
+        "properties": {
+            "opponent": {"type": "string", "enum": ["hotseat", "friend", "computer"]},
+            "dice": {"type": "string", "enum": ["server", "physical"]},
+            "level": {"type": "string", "enum": ["easy", "normal", "strong"]},
+            "start": {
+                "type": "object",
+                "description": "piece id -> place, off the map's start places",
+                "additionalProperties": {"type": "string", "maxLength": 20},
+                "maxProperties": 18,
+            },
+        },
+    }
+    spec.path(
+        path="/api/vestorsjo/games",
+        operations={
+            "post": {
+                "summary": "Vestorsjø: start a game; the caller's browser plays Scania (both sides for pass-and-play)",
+                "requestBody": {"required": True, **_json(new_game)},
+                "responses": {
+                    "201": {"description": "Created", **_json(created)},
+                    **_refusals(400, 409),
+                    "429": {"description": "Too many new games from this address"},
+                },
+            }
+        },
+    )

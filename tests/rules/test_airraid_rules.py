@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from referee.rules import airraid
-from referee.rules.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn, StaleVersion
-from referee.rules.events import Role
+from referee.rules.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn, RulesetError, StaleVersion
+from referee.rules.events import REFEREE, Role
+from referee.rules.ruleset import airraid_ruleset_from_dict
 
-from ..airraid_helpers import LAST_SHIP, SEA_7, Game, new_game, ships_json, started_game, win
+from ..airraid_helpers import LAST_SHIP, SEA_7, Game, new_game, ruleset_data, ships_json, started_game, win
 
 # --- Rounds, defenders and orders --------------------------------------------------------------
 
@@ -548,6 +549,59 @@ def test_the_round_clock_ends_a_round_only_when_time_is_up() -> None:
         airraid.apply(game.state, {"type": "end_round"}, at=deadline - 1, by="clock")
     state, _ = airraid.apply(game.state, {"type": "end_round"}, at=deadline, by="clock")
     assert state.rounds[0].phase == "closed"
+
+
+MEETING = [
+    {"team": "A", "pilot": "Ann", "kind": "fighter", "ship": "A", "corridor": "upper"},
+    {"team": "B", "pilot": "Bob", "kind": "fighter", "ship": "A", "corridor": "upper"},
+]
+
+
+def test_at_zero_a_waiting_round_stays_in_the_air_while_a_dogfight_is_due() -> None:
+    game = started_game()
+    assert game.state.ruleset.at_zero == "wait"  # the shipped ruleset's choice
+    plan(game, MEETING)
+    game.ref(type="start_round")
+    deadline = game.state.round.timer.deadline
+    assert airraid.next_deadline(game.state) is None  # nothing for the clock while the duel is due
+    with pytest.raises(IllegalAction, match="still open"):
+        airraid.apply(game.state, {"type": "end_round"}, at=deadline + 30, by="clock")
+    assert airraid.view_for(game.state, REFEREE, deadline + 30)["open"] == {
+        "dogfights": 1,
+        "bombings": 0,
+        "disputes": 0,
+    }
+    game.ref(type="report_dogfight", a="1A1", b="1B1", throws=[{"winner": "A"}])
+    # Settled after 0:00: the deadline, already past, is due again, and the clock ends the round.
+    assert airraid.next_deadline(game.state) == deadline
+    assert airraid.due_action(game.state, deadline + 31) == ("clock", {"type": "end_round"})
+
+
+def test_at_zero_a_waiting_round_may_still_be_ended_by_the_referee() -> None:
+    game = started_game()
+    plan(game, MEETING)
+    game.ref(type="start_round")
+    game.ref(type="end_round")
+    assert game.state.rounds[0].phase == "closed"
+
+
+def test_at_zero_an_ending_ruleset_ends_the_round_whatever_is_open() -> None:
+    game = started_game(rounds__at_zero="end")
+    plan(game, MEETING)
+    game.ref(type="start_round")
+    deadline = game.state.round.timer.deadline
+    assert airraid.next_deadline(game.state) == deadline
+    state, _ = airraid.apply(game.state, {"type": "end_round"}, at=deadline, by="clock")
+    assert state.rounds[0].phase == "closed"
+
+
+def test_a_ruleset_without_at_zero_ends_the_round_as_before_and_a_wrong_value_is_named() -> None:
+    data = ruleset_data()
+    del data["rounds"]["at_zero"]
+    assert airraid_ruleset_from_dict(data).at_zero == "end"
+    data["rounds"]["at_zero"] = "later"
+    with pytest.raises(RulesetError, match=r"rounds\.at_zero: must be one of wait, end"):
+        airraid_ruleset_from_dict(data)
 
 
 def test_timer_pause_resume_and_adjust() -> None:

@@ -66,7 +66,7 @@ def test_legal_actions_are_accepted() -> None:
 def test_the_package_is_a_game_mode() -> None:
     """The package offers the whole mode surface (mypy --strict checks this assignment against the protocol)."""
     mode: GameMode = v
-    assert mode.MODE == "vestorsjo" and {"fire", "attack_submarine"} == mode.CHANCE
+    assert mode.MODE == "vestorsjo" and {"fire", "attack_submarine", "computer_move"} == mode.CHANCE
     assert set(mode.ACTION_SCHEMAS) == set(v.HANDLERS)
     g = Game()
     assert mode.outcome(g.state) is None and mode.next_deadline(g.state) is None and mode.automatic(g.state) is None

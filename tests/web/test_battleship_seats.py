@@ -25,7 +25,7 @@ from referee.web.extensions import db, engine_of, socketio
 
 from .test_battleship_web import FLEET_A, FLEET_B, act, create, ok, ships
 from .test_games_web import create as create_airraid
-from .test_games_web import join, play_to_airborne, referee_client
+from .test_games_web import join, play_to_airborne, referee_client, ruleset_text
 
 games_t = cast(Table, Game.__table__)
 tokens_t = cast(Table, Token.__table__)
@@ -207,7 +207,8 @@ def test_a_game_nobody_plays_expires_and_its_page_says_so(app: Flask, duel: dict
 
 def test_the_round_clock_never_loads_a_battleship_game(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
     referee = referee_client(app)
-    created = create_airraid(app, referee)
+    # A round that ends at 0:00 whatever is open (the shipped ruleset waits for the duels due).
+    created = create_airraid(app, referee, ruleset_toml=ruleset_text(at_zero="end"))
     game = {
         "id": created["game"],
         "referee": referee,

@@ -14,7 +14,7 @@ from referee.web.auth import issue_server_referee_token
 from referee.web.extensions import engine_of, socketio
 from referee.web.live import end_rounds_on_time
 
-from ..airraid_helpers import PLAYERS, SEA_7, ships_json
+from ..airraid_helpers import PLAYERS, RULESET_PATH, SEA_7, ships_json
 
 
 def referee_client(app: Flask) -> FlaskClient:
@@ -25,10 +25,13 @@ def referee_client(app: Flask) -> FlaskClient:
     return client
 
 
-def create(app: Flask, referee: FlaskClient) -> dict[str, Any]:
+def create(app: Flask, referee: FlaskClient, **extra: Any) -> dict[str, Any]:
     response = referee.post(
         "/api/games",
-        json={"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]},
+        json={
+            "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}],
+            **extra,
+        },
     )
     assert response.status_code == 201, response.get_json()
     return response.get_json()  # type: ignore[no-any-return]
@@ -230,13 +233,67 @@ def test_a_pilot_report_is_confirmed_by_the_other_pilot_over_sockets(app: Flask,
     assert referee["duels"][0]["shot_down"] == nxt["b"]
 
 
-def test_the_round_clock_ends_a_round_once(app: Flask, game: dict[str, Any]) -> None:
+def ruleset_text(**rounds: str) -> str:
+    """Return the shipped air-raid ruleset's text with some [rounds] keys set (`at_zero="end"`)."""
+    text = RULESET_PATH.read_text(encoding="utf-8")
+    for key, value in rounds.items():
+        text, n = re.subn(rf"(?m)^{key} = .*$", f'{key} = "{value}"', text)
+        assert n == 1, key
+    return text
+
+
+@pytest.fixture
+def game_ending_at_zero(app: Flask) -> dict[str, Any]:
+    referee = referee_client(app)
+    created = create(app, referee, ruleset_toml=ruleset_text(at_zero="end"))
+    a, b = join(app, created["links"]["join"]["A"]), join(app, created["links"]["join"]["B"])
+    return {"id": created["game"], "referee": referee, "A": a, "B": b, "links": created["links"]}
+
+
+def test_the_round_clock_ends_a_round_once(app: Flask, game_ending_at_zero: dict[str, Any]) -> None:
+    game = game_ending_at_zero
     play_to_airborne(game)
     gid = game["id"]
-    deadline = game["referee"].get(f"/api/games/{gid}/view").get_json()["round"]["deadline"]
+    round_view = game["referee"].get(f"/api/games/{gid}/view").get_json()["round"]
+    assert round_view["at_zero"] == "end"
+    deadline = round_view["deadline"]
     assert end_rounds_on_time(app, now=deadline - 1) == []
     assert end_rounds_on_time(app, now=deadline + 0.1) == [gid]
     assert end_rounds_on_time(app, now=deadline + 0.2) == []
+    view = game["referee"].get(f"/api/games/{gid}/view").get_json()
+    assert view["round"]["round"] == 2 and view["round"]["phase"] == "planning"
+
+
+def test_at_zero_the_round_waits_for_the_duels_that_were_due(app: Flask, game: dict[str, Any]) -> None:
+    play_to_airborne(game)  # Ann's fighter and Bob's bomber meet in the upper corridor
+    gid = game["id"]
+    view = game["referee"].get(f"/api/games/{gid}/view").get_json()
+    assert view["round"]["at_zero"] == "wait" and view["open"] == {"dogfights": 1, "bombings": 0, "disputes": 0}
+    deadline = view["round"]["deadline"]
+    assert end_rounds_on_time(app, now=deadline + 5) == []  # "Time!", and the dogfight is still fought
+    meeting = next(m for c in view["corridors"] for m in c["meetings"])
+    fought = act(
+        game["referee"],
+        gid,
+        {"type": "report_dogfight", "a": meeting["a"], "b": meeting["b"], "throws": [{"winner": "A"}]},
+    )
+    assert fought.status_code == 200, fought.get_json()
+    view = game["referee"].get(f"/api/games/{gid}/view").get_json()
+    # Ann's fighter shot Bob's bomber down: nothing is open, and the clock ends the round on its next tick, once.
+    assert view["round"]["phase"] == "airborne" and not any(view["open"].values())
+    assert end_rounds_on_time(app, now=deadline + 6) == [gid]
+    assert end_rounds_on_time(app, now=deadline + 7) == []
+    view = game["referee"].get(f"/api/games/{gid}/view").get_json()
+    assert view["round"]["round"] == 2 and view["round"]["phase"] == "planning"
+    assert view["open"] == {"dogfights": 0, "bombings": 0, "disputes": 0}
+
+
+def test_after_zero_the_referee_ends_a_round_with_duels_still_open(app: Flask, game: dict[str, Any]) -> None:
+    play_to_airborne(game)
+    gid = game["id"]
+    deadline = game["referee"].get(f"/api/games/{gid}/view").get_json()["round"]["deadline"]
+    assert end_rounds_on_time(app, now=deadline + 60) == []
+    assert act(game["referee"], gid, {"type": "end_round"}).status_code == 200
     view = game["referee"].get(f"/api/games/{gid}/view").get_json()
     assert view["round"]["round"] == 2 and view["round"]["phase"] == "planning"
 

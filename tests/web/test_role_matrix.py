@@ -84,6 +84,7 @@ class Ctx:
     spare_device: str
     other_gid: str
     bs_gid: str  # a Battleship game, placing: team_a's client is its player A, team_b's its player B
+    vs_gid: str  # a Vestorsjø game against a friend: team_a's client plays Scania, team_b's Zealand
     sockets: dict[str, Any] = field(default_factory=dict)
 
     def slip_of(self, role: str) -> str | None:
@@ -163,6 +164,12 @@ def ctx(app: Flask) -> Ctx:
     bs_gid = made.get_json()["game"]
     assert team_b.get(made.get_json()["links"]["join"]["B"].split("localhost", 1)[1]).status_code == 303
 
+    # The Vestorsjø routes, against a game the two team phones play (A is Scania, B took the invite).
+    made = team_a.post("/api/vestorsjo/games", json={"opponent": "friend", "dice": "server"})
+    assert made.status_code == 201, made.get_json()
+    vs_gid = made.get_json()["game"]
+    assert team_b.get(made.get_json()["links"]["join"]["zealand"].split("localhost", 1)[1]).status_code == 303
+
     clients = {
         "referee": referee,
         "team_a": team_a,
@@ -173,7 +180,7 @@ def ctx(app: Flask) -> Ctx:
         "revoked": revoked,
         "tampered": app.test_client(),
     }
-    return Ctx(app, gid, clients, slips, devices[2]["id"], other["game"], bs_gid)
+    return Ctx(app, gid, clients, slips, devices[2]["id"], other["game"], bs_gid, vs_gid)
 
 
 # --- Secrets and side effects ------------------------------------------------------------------
@@ -301,12 +308,27 @@ ROUTES: dict[tuple[str, str], dict[str, int]] = {
     ("/api/battleship/games", "POST"): dict.fromkeys(ROLES, 201),
     ("/api/battleship/games/<game_id>/rematch", "POST"): only({"team_a": 409, "team_b": 409}),
     ("/api/battleship/scores", "GET"): EVERYONE,
+    # Vestorsjø (ctx.vs_gid): anyone may start a game; a player's page is its two players' own.
+    ("/vestorsjo", "GET"): EVERYONE,
+    ("/vestorsjo", "POST"): dict.fromkeys(ROLES, 303),
+    ("/api/vestorsjo/games", "POST"): dict.fromkeys(ROLES, 201),
+    ("/v/<game_id>", "GET"): only({"team_a": 200, "team_b": 200}, 303),
+    ("/v/<game_id>/watch", "GET"): EVERYONE,
+    # "New invite": Scania's device only (it cuts Zealand's phone off).
+    ("/v/<game_id>/invite", "POST"): only({"team_a": 303}),
 }
 
-# Routes whose squares are not the game's: a fresh random fleet (not stored), the static API document.
+# Routes whose squares are not the game's: a fresh random fleet (not stored), the static API document,
+# the Vestorsjø pages (their "D7" is a hex of the Öresund map, which everyone sees).
 NO_GAME_SQUARES = {
     ("/api/games/<game_id>/sea/random", "POST"),
     ("/api/openapi.json", "GET"),
+    ("/vestorsjo", "GET"),
+    ("/vestorsjo", "POST"),
+    ("/api/vestorsjo/games", "POST"),
+    ("/v/<game_id>", "GET"),
+    ("/v/<game_id>/watch", "GET"),
+    ("/v/<game_id>/invite", "POST"),
 }
 
 # Socket events: "ok" = ack {ok: true}; else the ack's error code. `disconnect` has no ack.
@@ -350,8 +372,9 @@ def test_every_route_and_event_has_an_expectation(app: Flask) -> None:
 def request_for(ctx: Ctx, rule: str, method: str, role: str) -> tuple[str, dict[str, Any]]:
     """Fill a route's path and body for one role."""
     battleship = rule.startswith("/b/") or "battleship" in rule
+    vestorsjo = rule.startswith("/v/") or "vestorsjo" in rule
     values = {
-        "game_id": ctx.bs_gid if battleship else ctx.gid,
+        "game_id": ctx.bs_gid if battleship else ctx.vs_gid if vestorsjo else ctx.gid,
         "team": "A",
         "device_id": ctx.spare_device,
         "slip": ctx.path_slip(role),
@@ -371,6 +394,8 @@ def request_for(ctx: Ctx, rule: str, method: str, role: str) -> tuple[str, dict[
             body = {"player": "A", "ships": []} if battleship else {"team": "A", "ships": ships_json(SEA_7)}
         elif rule.endswith("/sea/random"):
             body = {"player": "A"} if battleship else {"team": "A"}
+        elif rule == "/api/vestorsjo/games":
+            body = {"opponent": "computer", "level": "easy", "dice": "server"}
         elif rule == "/api/battleship/games":
             body = {"ruleset": "zeeslag", "opponent": "computer", "level": "easy", "name": "Zed"}
         elif rule.endswith("/<device_id>") and method == "POST":
@@ -399,6 +424,10 @@ def request_for(ctx: Ctx, rule: str, method: str, role: str) -> tuple[str, dict[
             "level": "easy",
             "name": "Zed",
         }
+    if vestorsjo and method == "POST" and not rule.startswith("/api/"):
+        page = ctx.clients[role].get("/vestorsjo").get_data(as_text=True)
+        token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+        kwargs["data"] = {"csrf_token": token, "opponent": "computer", "level": "easy", "dice": "server"}
     if rule == "/games/new" and method == "POST":
         form = {
             "team1_name": "Owls",

@@ -235,7 +235,7 @@ def test_relative_imports_resolve(path: Path) -> None:
 # ------------------------------------------------------------ module layout
 
 JS = STATIC / "js"
-FOLDERS = {"lib", "airraid", "battleship"}  # shared libraries, then one folder per game mode
+FOLDERS = {"lib", "airraid", "battleship", "vestorsjo"}  # shared libraries, then one folder per game mode
 PAGE_SCRIPT_RE = re.compile(r"""m\.(?:module|after_first_paint)\(\s*['"]js/([^'"]+)['"]""")
 
 

@@ -1,7 +1,9 @@
-"""The Czech catalogue: complete, placeholders intact, compiled, and used for the core's refusals."""
+"""The catalogues: Czech and Swedish complete, Dutch and Norwegian where their modes are played,
+Vestorsjø in every language; placeholders intact, compiled, and used for the core's refusals."""
 
 from __future__ import annotations
 
+import json
 import re
 import string
 from pathlib import Path
@@ -225,3 +227,150 @@ def test_the_battleship_pages_speak_dutch_and_norwegian(app: Any) -> None:
     assert '<html lang="nb">' in nb and "Start spillet" in nb and "Hvem begynner?" in nb
     # The air-raid pages fall back to English there, and say so in their language tag only.
     assert "Lodě" in client.get("/battleship", headers={"Accept-Language": "cs"}).get_data(as_text=True)
+
+
+# --- Swedish: every page, and Vestorsjø (the Öresund game) in every language ------------------
+#
+# Swedish is Vestorsjø's language (its seed is Swedish), and its players also meet the other
+# pages, so the Swedish catalogue is complete like the Czech one. Vestorsjø's own pages and rules
+# are translated in every language the app offers but English (whose catalogue is the source).
+
+SV_PO = TRANSLATIONS / "sv" / "LC_MESSAGES" / "messages.po"
+SV_MO = TRANSLATIONS / "sv" / "LC_MESSAGES" / "messages.mo"
+VESTORSJO_SOURCES = [
+    *sorted((ROOT / "templates" / "vestorsjo").glob("*.html")),
+    ROOT / "referee" / "web" / "vestorsjo.py",
+    *sorted((ROOT / "referee" / "rules" / "vestorsjo").glob("*.py")),
+]
+
+
+@pytest.fixture(scope="module")
+def sv() -> Catalog:
+    with SV_PO.open("rb") as f:
+        return read_po(f)
+
+
+def catalogue(lang: str) -> Catalog:
+    with (TRANSLATIONS / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        return read_po(f)
+
+
+def msgids_of(sources: list[Path]) -> set[str]:
+    """Every message of these source files, extracted as pybabel does."""
+    from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_file
+
+    keywords = {**DEFAULT_KEYWORDS, "_l": None, "lazy_gettext": None, "Msg": None, "N_": None}
+    found: set[str] = set()
+    for path in sources:
+        method = "jinja2" if path.suffix == ".html" else "python"
+        for _line, message, _comments, _context in extract_from_file(
+            method, str(path), keywords=keywords, options={"extensions": "jinja2.ext.do"}
+        ):
+            found.add(message[0] if isinstance(message, (tuple, list)) else message)
+    return found
+
+
+def placeholder_problems(catalog: Catalog) -> list[tuple[str, int, str]]:
+    """Each translation whose placeholders, lone % or edge spaces differ from its msgid."""
+    wrong = []
+    for m in entries(catalog):
+        source = m.id[-1] if m.pluralizable else m.id
+        for i, text in enumerate(forms(m)):
+            if not text:
+                continue
+            try:
+                braces_ok = brace_fields(source) == brace_fields(text)
+            except ValueError as exc:
+                wrong.append((key(m), i, f"not a format string: {exc}"))
+                continue
+            if not braces_ok:
+                wrong.append((key(m), i, f"{brace_fields(source)} != {brace_fields(text)}"))
+            if percent_fields(source) != percent_fields(text):
+                wrong.append((key(m), i, f"{percent_fields(source)} != {percent_fields(text)}"))
+            if "%" in PERCENT.sub("", text):
+                wrong.append((key(m), i, "a lone % (templates apply % formatting)"))
+            if (source[:1] == " ") != (text[:1] == " ") or (source[-1:] == " ") != (text[-1:] == " "):
+                wrong.append((key(m), i, "leading or trailing space differs"))
+    return wrong
+
+
+def test_swedish_plural_forms(sv: Catalog) -> None:
+    assert sv.locale is not None and sv.locale.language == "sv"
+    assert sv.num_plurals == 2
+    assert sv.plural_forms == "nplurals=2; plural=(n != 1);"
+
+
+def test_every_swedish_message_is_translated(sv: Catalog) -> None:
+    pot = read_po((TRANSLATIONS / "messages.pot").open("rb"))
+    assert {key(m) for m in entries(pot)} <= {key(m) for m in entries(sv)}, "run scripts/compile_translations.sh"
+    missing = [
+        key(m) for m in entries(sv) if m.fuzzy or not all(forms(m)) or len(forms(m)) != (2 if m.pluralizable else 1)
+    ]
+    assert not missing, f"{len(missing)} Swedish messages without a translation (or fuzzy): {missing[:20]}"
+
+
+def test_swedish_placeholders_match_and_the_catalogue_is_compiled(sv: Catalog) -> None:
+    assert not placeholder_problems(sv), placeholder_problems(sv)
+    with SV_MO.open("rb") as f:
+        compiled = read_mo(f)
+    stale = [key(m) for m in entries(sv) if (compiled.get(m.id) is None or forms(compiled.get(m.id)) != forms(m))]
+    assert not stale, f"sv messages.mo is stale: run scripts/compile_translations.sh compile: {stale[:10]}"
+
+
+def test_the_vestorsjo_sources_are_found() -> None:
+    ids = msgids_of(VESTORSJO_SOURCES)
+    assert {"End turn", "{piece} is sunk already", "Scania: dark squares"} <= ids and len(ids) > 100
+
+
+@pytest.mark.parametrize("lang", ["cs", "nl", "nb", "sv"])
+def test_every_vestorsjo_message_is_translated_in_every_language(lang: str) -> None:
+    catalog = catalogue(lang)
+    by_key = {key(m): m for m in entries(catalog)}
+    missing = [
+        msgid
+        for msgid in sorted(msgids_of(VESTORSJO_SOURCES))
+        if msgid not in by_key or by_key[msgid].fuzzy or not all(forms(by_key[msgid]))
+    ]
+    assert not missing, f"{len(missing)} {lang} messages of Vestorsjø untranslated: {missing[:20]}"
+    if lang in ("nl", "nb"):  # cs and sv are checked whole above
+        vestorsjo = {msgid: by_key[msgid] for msgid in msgids_of(VESTORSJO_SOURCES)}
+        wrong = [w for w in placeholder_problems(catalog) if w[0] in vestorsjo]
+        assert not wrong, wrong
+
+
+def test_the_language_list_offers_swedish(app: Any) -> None:
+    assert "sv" in app.config["LANGUAGES"]
+    client = app.test_client()
+    home = client.get("/", headers={"Accept-Language": "sv-FI,fi;q=0.9,en;q=0.5"}).get_data(as_text=True)
+    assert '<html lang="sv">' in home
+    assert "Svenska" in home and "/lang/sv" in home
+    assert "Kvällens resultat" in home and "sjöslag i Öresund" in home and "Sänka skepp" in home
+    # The cookie wins over the browser, as for every language.
+    client.get("/lang/sv")
+    assert '<html lang="sv">' in client.get("/", headers={"Accept-Language": "cs"}).get_data(as_text=True)
+
+
+def test_the_vestorsjo_pages_speak_swedish(app: Any) -> None:
+    client = app.test_client()
+    sv_headers = {"Accept-Language": "sv-SE"}
+    new = client.get("/vestorsjo", headers=sv_headers).get_data(as_text=True)
+    assert '<html lang="sv">' in new
+    assert "Hur spelar ni?" in new and "Mot datorn" in new and "Starta partiet" in new and "Skåne" in new
+    created = client.post("/api/vestorsjo/games", json={"opponent": "hotseat", "dice": "server"})
+    assert created.status_code == 201, created.get_json()
+    gid = created.get_json()["game"]
+    play = client.get(f"/v/{gid}", headers=sv_headers).get_data(as_text=True)
+    assert "Strategiska hamnar" in play and "Avsluta turen" in play and "Tärningslogg" in play
+    blocks = re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', play, re.S)
+    data = json.dumps([json.loads(b) for b in blocks], ensure_ascii=False)
+    assert "Skånska sidan" in data and "Själländska sidan" in data  # the ruleset's names tables
+    assert '"vs.your_turn": "Din tur"' in play  # the scripts' words block
+    refused = client.post(
+        f"/api/games/{gid}/actions",
+        json={"action": {"type": "move", "piece": "nope", "to": "F12"}},
+        headers=sv_headers,
+    )
+    assert refused.status_code in (400, 403, 409), refused.get_json()
+    assert refused.get_json()["message"] == "det finns ingen pjäs 'nope'"
+    czech = client.get(f"/v/{gid}", headers={"Accept-Language": "cs"}).get_data(as_text=True)
+    assert "Strategické přístavy" in czech and "Ukončit tah" in czech

@@ -47,7 +47,7 @@ def test_factory_uses_test_config(app: Flask, tmp_path: Path) -> None:
     assert Path(app.instance_path).is_dir()
     assert app.config["DATABASE_URL"].endswith("test.sqlite3")
     assert app.config["SNAPSHOT_EVERY"] == 50
-    assert app.config["LANGUAGES"] == ["cs", "en", "nl", "nb"]
+    assert app.config["LANGUAGES"] == ["cs", "en", "nl", "nb", "sv"]
     assert not create_app({"SECRET_KEY": "x" * 40}, instance_path=tmp_path / "other").testing
 
 

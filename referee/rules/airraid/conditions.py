@@ -17,7 +17,7 @@ from ..errors import GameOver, IllegalAction, Msg, NotYourTurn, RulesError
 from ..events import Role
 from ..grid import Square
 from ..sea import ship_labels
-from .corridors import corridor_board, duel_key, next_meeting, waiting_bombers
+from .corridors import corridor_board, duel_key, next_meeting, still_open, waiting_bombers
 from .state import BOMBER, FIGHTER, TEAMS, Order, Round, State, other
 
 AFTER_END: frozenset[str] = frozenset({"void"})
@@ -497,6 +497,8 @@ def end_round_problem(state: State, role: Role, at: float | None) -> RulesError 
     deadline = state.round.timer.deadline if state.round is not None else None
     if at is None or deadline is None or at < deadline:
         return IllegalAction(Msg("the round's time is not up"))
+    if state.ruleset.at_zero == "wait" and any(still_open(state).values()):
+        return IllegalAction(Msg("time is up, but duels that were due are still open: the referee ends the round"))
     return None
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..errors import MalformedAction, Msg
 from ..events import Throw
-from .state import BOMBER, FIGHTER, Order, Round, State, other
+from .state import BOMBER, FIGHTER, TEAMS, Order, Round, State, other
 
 # --- Corridors: who meets whom ---------------------------------------------------------------
 
@@ -206,6 +206,18 @@ def due_dogfights(state: State) -> list[Meeting]:
     if rnd is None or rnd.phase != "airborne" or state.phase != "playing":
         return []
     return [m for board in corridor_boards(state) for m in board.due()]
+
+
+def still_open(state: State) -> dict[str, int]:
+    """Count what keeps a round in the air: dogfights due, bombers at a base, reports in dispute."""
+    rnd = state.round
+    if rnd is None or rnd.phase != "airborne":
+        return {"dogfights": 0, "bombings": 0, "disputes": 0}
+    return {
+        "dogfights": len(due_dogfights(state)),
+        "bombings": sum(len(waiting_bombers(state, t)) for t in TEAMS),
+        "disputes": len(rnd.conflicts),
+    }
 
 
 def waiting_bombers(state: State, defender: str) -> list[Order]:

@@ -64,6 +64,7 @@ from .corridors import (
     duel_key,
     judge_bombing,
     judge_dogfight,
+    still_open,
 )
 from .planes import (
     _after_corridor,
@@ -840,6 +841,10 @@ def next_deadline(state: State) -> float | None:
     """Return when the round clock must next act on a game: the running round's end, else None."""
     rnd = state.round
     if state.phase != "playing" or rnd is None or rnd.phase != "airborne":
+        return None
+    if state.ruleset.at_zero == "wait" and any(still_open(state).values()):
+        # The round waits for its open duels: the deadline comes back (already past) when the last
+        # one is settled, so the clock ends the round then, unless the referee has ended it.
         return None
     return rnd.timer.deadline
 

@@ -43,6 +43,7 @@ from .corridors import (
     due_dogfights,
     duel_key,
     next_meeting,
+    still_open,
     waiting_bombers,
 )
 from .planes import ledger
@@ -188,7 +189,7 @@ def _airborne_actions(state: State, role: Role, base: bool) -> list[JSON]:
     return acts
 
 
-def _timer_view(rnd: Round | None, now: float) -> JSON:
+def _timer_view(rnd: Round | None, now: float, at_zero: str) -> JSON:
     if rnd is None:
         return {"running": False, "left": None, "deadline": None}
     return {
@@ -198,6 +199,7 @@ def _timer_view(rnd: Round | None, now: float) -> JSON:
         "deadline": rnd.timer.deadline,
         "left": rnd.timer.left(now),
         "seconds": rnd.timer.seconds,
+        "at_zero": at_zero,
     }
 
 
@@ -396,7 +398,7 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
             "corridors": list(state.ruleset.corridors),
             "corridor_limit": state.ruleset.corridor_limit,
         },
-        "round": _timer_view(rnd, now),
+        "round": _timer_view(rnd, now, state.ruleset.at_zero),
         "teams": {t: _public_team(state, t) for t in TEAMS},
         "outcome": encode(state.outcome) if state.outcome else None,
     }
@@ -428,6 +430,8 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
             else {}
         )
         view["conflicts"] = sorted(rnd.conflicts) if rnd else []
+        # What keeps a round in the air after 0:00 (at_zero "wait"), for the referee to see.
+        view["open"] = still_open(state)
         view["bombings"] = (
             [
                 {**encode(b), "target": state.grid(other(rnd.orders[b.order].team)).square_name(b.target)}

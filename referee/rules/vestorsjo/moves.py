@@ -1,7 +1,8 @@
-"""Vestorsjø's moves on the shared engine: moving, firing, attacking submarines, ending a turn, undo, surrender.
+"""Vestorsjø's moves on the shared engine: moving, firing, attacking submarines, ending a turn, undo,
+surrender, and the computer's move.
 
 One predicate per move (`*_problem`) returns its refusal or None: the handlers raise what they
-return, and `legal_actions` (in `views`) lists a move exactly when it returns None.
+return, and `legal_actions` lists a move exactly when it returns None.
 """
 
 from __future__ import annotations
@@ -13,25 +14,32 @@ from typing import Any
 from ..engine import SEED, Engine, Fields, Rules, chance
 from ..errors import IllegalAction, MalformedAction, Msg, NotYourTurn, RulesError, RulesetError
 from ..events import JSON, Event, Role, log_state_from_dict, log_state_to_dict
+from .ai import LEVELS, choose_action
 from .board import Board, read_board, ship_reach, start_problems, sub_reach
 from .hexes import Hex, Vertex
-from .ruleset import FACES, MODE, SIDES, Row, other, piece_ids, vestorsjo_from_dict
+from .ruleset import FACES, MODE, SIDES, Row, chances, other, piece_ids, vestorsjo_from_dict
 from .state import ATTACK, DICE, FIRE, MOVE, Done, Outcome, Piece, Roll, State
 
-END_TURN, UNDO, SURRENDER = "end_turn", "undo", "surrender"
-CHANCE: frozenset[str] = frozenset({FIRE, ATTACK})
-"""The kinds of action that take a seed from the server: a die is rolled (unless the dice are physical)."""
+END_TURN, UNDO, SURRENDER, COMPUTER_MOVE = "end_turn", "undo", "surrender", "computer_move"
+CHANCE: frozenset[str] = frozenset({FIRE, ATTACK, COMPUTER_MOVE})
+"""The kinds of action that take a seed from the server: a die is rolled (unless the dice are
+physical); the computer's move picks among equally good actions, and rolls its shot's die."""
 BINDINGS: dict[str, frozenset[str]] = {
     FIRE: frozenset({"pips", "physical"}),
     ATTACK: frozenset({"pips", "physical"}),
     UNDO: frozenset({"seq"}),
+    COMPUTER_MOVE: frozenset({"action", "pips"}),
 }
 WRITTEN: dict[str, frozenset[str]] = {
     FIRE: frozenset({"physical"}),
     ATTACK: frozenset({"physical"}),
     UNDO: frozenset({"seq"}),
+    COMPUTER_MOVE: frozenset({"action", "pips"}),
 }
-"""Fields only the rules write: a physical die's pips are the player's, a server's die is bound by the rules."""
+"""Fields only the rules write: a physical die's pips are the player's, a server's die is bound by
+the rules, and so is the action the computer chose."""
+COMPUTER_ACTS = (MOVE, FIRE, ATTACK, END_TURN)
+"""What the computer's move may turn out to be."""
 
 
 def refuse(refusal: RulesError | None) -> None:
@@ -255,6 +263,124 @@ def surrender_problem(state: State, role: Role, side: str) -> RulesError | None:
     return NotYourTurn(Msg("only {side} or the referee may surrender for {side}", side=side_name(state, side)))
 
 
+def computer_due(state: State) -> str | None:
+    """Return the side the computer plays if it is to move now (and the game goes on), else None."""
+    if state.outcome is None and state.turn in state.computer:
+        return state.turn
+    return None
+
+
+def computer_move_problem(state: State, role: Role, side: str) -> RulesError | None:
+    """Refuse the computer's move unless it plays the side and the side is to move (by its player or the referee)."""
+    if not (role.kind == "referee" or (role.kind == "player" and role.subject == side)):
+        return NotYourTurn(Msg("only {side} or the referee may make the computer's move", side=side_name(state, side)))
+    if side not in state.computer:
+        return IllegalAction(Msg("{side} is not played by the computer", side=side_name(state, side)))
+    if computer_due(state) != side:
+        return IllegalAction(
+            Msg("the computer has nothing to do now: it is {side}'s turn", side=side_name(state, state.turn))
+        )
+    return None
+
+
+# --- What each role may do now ------------------------------------------------------------------
+
+
+def role_of(role: Role | str) -> Role:
+    """Return a role given as a Role or as its text."""
+    return role if isinstance(role, Role) else Role.from_str(role)
+
+
+def _target_ok(state: State, shooter: Piece, target: Piece, submarine: bool) -> bool:
+    """Tell whether a piece is a target of the right kind (the same tests as the predicates' `_target`)."""
+    if target.side == shooter.side or target.removed or (target.sunk and not state.ruleset.sunk_is_target):
+        return False
+    return target.submarine == submarine
+
+
+def _offer(target: Piece, found: tuple[str, Row, int, int]) -> JSON:
+    table, row, distance, damage = found
+    hit, expected = chances(row)
+    return {
+        "target": target.id,
+        "table": table,
+        "distance": distance,
+        "damage": damage,
+        "row": list(row),
+        "chance": round(hit, 4),
+        "expected": round(expected, 4),
+    }
+
+
+def _targets(state: State, shooter: Piece, kind: str) -> list[JSON]:
+    offers = []
+    for target in state.pieces.values():
+        if not _target_ok(state, shooter, target, submarine=kind == ATTACK):
+            continue
+        found = attack_row(state, shooter, target) if kind == ATTACK else fire_row(state, shooter, target)
+        if not isinstance(found, RulesError):
+            offers.append(_offer(target, found))
+    return offers
+
+
+def legal_actions(state: State, role: Role | str) -> list[JSON]:
+    """List what a role may do now: per piece its moves and its targets (each with its hit chance), then the rest.
+
+    Each entry lists the choices of one kind of action for one piece: `{"type": "move", "piece",
+    "to": [...]}`, `{"type": "fire" | "attack_submarine", "piece", "targets": [{"target", "chance",
+    "expected", …}]}`; then `end_turn`, `undo` and `surrender` as they may be sent. The predicates of
+    `moves` decide each one, as the handlers do.
+    """
+    role = role_of(role)
+    acts: list[JSON] = []
+    if state.outcome is not None:
+        return acts
+    where = occupied(state)
+    for piece in state.pieces.values():
+        if piece.side != state.turn or piece.removed:
+            continue
+        if act_problem(state, role, piece.id, MOVE) is None:
+            to = sorted(move_targets(state, piece, where))
+            if to:
+                acts.append({"type": MOVE, "piece": piece.id, "to": to})
+        for kind in (FIRE, ATTACK):
+            if act_problem(state, role, piece.id, kind) is None:
+                offers = _targets(state, piece, kind)
+                if offers:
+                    acts.append({"type": kind, "piece": piece.id, "targets": offers})
+    if end_turn_problem(state, role) is None:
+        acts.append({"type": END_TURN})
+    if undo_problem(state, role) is None:
+        acts.append({"type": UNDO, "seq": state.acts[-1].seq})
+    for side in SIDES:
+        if computer_move_problem(state, role, side) is None:
+            acts.append({"type": COMPUTER_MOVE, "side": side})
+    for side in SIDES:
+        if surrender_problem(state, role, side) is None:
+            acts.append({"type": SURRENDER, "side": side})
+    return acts
+
+
+def actions_for(state: State, role: Role | str) -> list[JSON]:
+    """List every action a role may send now, each ready to apply (a computer player picks among these).
+
+    Fire and attack actions carry no pips (the server rolls); surrender is left out (a player
+    gives up by choice, not by search).
+    """
+    flat: list[JSON] = []
+    for entry in legal_actions(state, role):
+        kind = entry["type"]
+        if kind == MOVE:
+            flat.extend({"type": MOVE, "piece": entry["piece"], "to": to} for to in entry["to"])
+        elif kind in (FIRE, ATTACK):
+            flat.extend({"type": kind, "piece": entry["piece"], "target": t["target"]} for t in entry["targets"])
+        elif kind in (END_TURN, UNDO):
+            flat.append({"type": kind})
+        elif kind == COMPUTER_MOVE:
+            flat.append({"type": kind, "side": entry["side"]})
+    return flat
+
+
 # --- Setting up ----------------------------------------------------------------------------------
 
 
@@ -267,7 +393,7 @@ def _mapping(value: Any, what: str) -> Mapping[str, Any]:
 def _setup(event: Event) -> State:
     if Role.from_str(event.by).kind not in ("referee", "player"):
         raise NotYourTurn(Msg("only the referee or a player creates a game"))
-    f = Fields(event.data, ("ruleset", "map", "dice", "start", SEED))
+    f = Fields(event.data, ("ruleset", "map", "dice", "start", "computer", SEED))
     raw_rs = _mapping(f.data.get("ruleset"), "ruleset")
     try:
         rs = vestorsjo_from_dict(raw_rs)
@@ -279,6 +405,7 @@ def _setup(event: Event) -> State:
     except RulesetError as exc:
         raise MalformedAction(Msg("the map is broken: {problems}", problems="; ".join(exc.lines()))) from exc
     dice = f.choice("dice", DICE, optional=True) or DICE[0]
+    computer = _computer_seats(f.data.get("computer"), dice)
     overrides = f.data.get("start", {})
     if not isinstance(overrides, Mapping) or not all(isinstance(v, str) for v in overrides.values()):
         raise MalformedAction(Msg('start must map piece ids to places, like {{"scania.frigate-1": "F12"}}'))
@@ -308,9 +435,25 @@ def _setup(event: Event) -> State:
         rs.first,
         held=held,
         taken=dict.fromkeys(SIDES, False),
+        computer=computer,
         ruleset=rs,
         board=board,
     )
+
+
+def _computer_seats(value: Any, dice: str) -> dict[str, str]:
+    """Read create_game's `computer`, the sides the computer plays and how well: {"zealand": "strong"}."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(side in SIDES and level in LEVELS for side, level in value.items()):
+        raise MalformedAction(
+            Msg('computer must be like {{"zealand": "strong"}}, levels {levels}', levels=", ".join(LEVELS))
+        )
+    if len(value) == len(SIDES):
+        raise IllegalAction(Msg("at least one side must be played by a person"))
+    if value and dice != "server":
+        raise IllegalAction(Msg("the computer plays only with the server's dice"))
+    return {str(side): str(level) for side, level in value.items()}
 
 
 # --- The handlers -------------------------------------------------------------------------------
@@ -537,6 +680,44 @@ def _end(state: State, winner: str | None, reason: str, detail: str, event: Even
     state.outcome = Outcome(winner, reason, detail, event.seq, state.round)
 
 
+def _bound_action(value: Any) -> dict[str, Any]:
+    """Read the action a stored computer's move bound: one of the computer's kinds, with text fields."""
+    if (
+        not isinstance(value, Mapping)
+        or value.get("type") not in COMPUTER_ACTS
+        or not all(isinstance(k, str) and isinstance(x, str) for k, x in value.items())
+    ):
+        raise MalformedAction(Msg("the computer's bound action is broken: {action!r}", action=value))
+    return dict(value)
+
+
+def _computer_move(state: State, event: Event, role: Role) -> Mapping[str, Any]:
+    """The computer makes one action of its side's turn (a move, a shot, or ending the turn) by its own choice.
+
+    The seed first draws the die of its shot (so the choice cannot lean on it), then breaks ties
+    among equally good actions. What it chose, and the die, are bound into the event, so a replay
+    applies the same action without thinking again.
+    """
+    f = Fields(event.data, ("side", "action", "pips", SEED))
+    side = f.choice("side", SIDES, optional=True) or state.turn
+    refuse(computer_move_problem(state, role, side))
+    rng = chance(event)
+    die_seed = rng.getrandbits(63)
+    if "action" in f.data:
+        action = _bound_action(f.data["action"])
+    else:
+        action = choose_action(state, state.computer[side], rng, legal_actions)
+    kind = str(action["type"])
+    data: dict[str, Any] = {k: x for k, x in action.items() if k != "type"}
+    if kind in (FIRE, ATTACK):
+        data[SEED] = die_seed
+        if "pips" in f.data:
+            data["pips"] = f.data["pips"]
+    inner = Event(event.seq, kind, data, event.at, event.by)
+    bound = dict(HANDLERS[kind](state, inner, role) or {})
+    return {"action": action, **{k: x for k, x in bound.items() if k == "pips"}}
+
+
 HANDLERS = {
     MOVE: _move,
     FIRE: _fire,
@@ -544,6 +725,7 @@ HANDLERS = {
     END_TURN: _end_turn,
     UNDO: _undo,
     SURRENDER: _surrender,
+    COMPUTER_MOVE: _computer_move,
 }
 
 
@@ -634,9 +816,11 @@ def due_action(state: State, now: float) -> tuple[str, JSON] | None:
 
 
 def automatic(state: State) -> tuple[str, JSON] | None:
-    """Return the computer's action: none yet (no computer player in the rules)."""
-    del state
-    return None
+    """Return the computer's move (as whom) while it is a computer side's turn and the game goes on."""
+    side = computer_due(state)
+    if side is None:
+        return None
+    return Role("player", side), {"type": COMPUTER_MOVE, "side": side}
 
 
 def state_to_dict(state: State) -> JSON:

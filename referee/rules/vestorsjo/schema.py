@@ -51,6 +51,13 @@ ACTION_SCHEMAS: dict[str, dict[str, Any]] = {
         [],
         "Vestorsjø: undo the turn's latest action if it was a move (no undo past a roll).",
     ),
+    "computer_move": action(
+        "computer_move",
+        {"side": SIDE, "version": VERSION},
+        [],
+        "Vestorsjø: the computer makes one action of the turn of a side it plays (a move, a shot, or ending the turn).",
+        [{"type": "computer_move", "side": "zealand"}],
+    ),
     "surrender": action(
         "surrender",
         {"side": SIDE, "version": VERSION},

@@ -122,6 +122,8 @@ class State:
     undone: dict[int, int] = field(default_factory=dict)
     """Undone actions: their seq -> the seq of the undo."""
     outcome: Outcome | None = None
+    computer: dict[str, str] = field(default_factory=dict)
+    """The sides the computer plays, with its level ("easy", "normal", "strong")."""
     version: int = 0
     log: tuple[Event, ...] = ()
     skipped: dict[int, str] = field(default_factory=dict)

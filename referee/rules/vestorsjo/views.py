@@ -1,116 +1,18 @@
-"""What each role may do now (`legal_actions`, `actions_for`) and see (`view_for`): the game has no secrets."""
+"""What each role sees (`view_for`): the game has no secrets.
+
+What a role may do now (`legal_actions`, `actions_for`) lives in `moves`, beside the predicates
+(the computer's move needs it there); it is named here too.
+"""
 
 from __future__ import annotations
 
-from ..errors import RulesError
 from ..events import JSON, Role, encode
 from .hexes import Hex
-from .moves import (
-    END_TURN,
-    SURRENDER,
-    UNDO,
-    act_problem,
-    attack_row,
-    end_turn_problem,
-    fire_row,
-    in_port,
-    move_targets,
-    occupied,
-    steps_of,
-    surrender_problem,
-    undo_problem,
-)
-from .ruleset import MODE, SIDES, Row, chances, format_row
-from .state import ATTACK, FIRE, MOVE, Piece, State
+from .moves import actions_for, in_port, legal_actions, role_of, steps_of
+from .ruleset import MODE, SIDES, format_row
+from .state import Piece, State
 
-
-def _role(role: Role | str) -> Role:
-    return role if isinstance(role, Role) else Role.from_str(role)
-
-
-def _target_ok(state: State, shooter: Piece, target: Piece, submarine: bool) -> bool:
-    """Tell whether a piece is a target of the right kind (the same tests as the predicates' `_target`)."""
-    if target.side == shooter.side or target.removed or (target.sunk and not state.ruleset.sunk_is_target):
-        return False
-    return target.submarine == submarine
-
-
-def _offer(target: Piece, found: tuple[str, Row, int, int]) -> JSON:
-    table, row, distance, damage = found
-    hit, expected = chances(row)
-    return {
-        "target": target.id,
-        "table": table,
-        "distance": distance,
-        "damage": damage,
-        "row": list(row),
-        "chance": round(hit, 4),
-        "expected": round(expected, 4),
-    }
-
-
-def _targets(state: State, shooter: Piece, kind: str) -> list[JSON]:
-    offers = []
-    for target in state.pieces.values():
-        if not _target_ok(state, shooter, target, submarine=kind == ATTACK):
-            continue
-        found = attack_row(state, shooter, target) if kind == ATTACK else fire_row(state, shooter, target)
-        if not isinstance(found, RulesError):
-            offers.append(_offer(target, found))
-    return offers
-
-
-def legal_actions(state: State, role: Role | str) -> list[JSON]:
-    """List what a role may do now: per piece its moves and its targets (each with its hit chance), then the rest.
-
-    Each entry lists the choices of one kind of action for one piece: `{"type": "move", "piece",
-    "to": [...]}`, `{"type": "fire" | "attack_submarine", "piece", "targets": [{"target", "chance",
-    "expected", …}]}`; then `end_turn`, `undo` and `surrender` as they may be sent. The predicates of
-    `moves` decide each one, as the handlers do.
-    """
-    role = _role(role)
-    acts: list[JSON] = []
-    if state.outcome is not None:
-        return acts
-    where = occupied(state)
-    for piece in state.pieces.values():
-        if piece.side != state.turn or piece.removed:
-            continue
-        if act_problem(state, role, piece.id, MOVE) is None:
-            to = sorted(move_targets(state, piece, where))
-            if to:
-                acts.append({"type": MOVE, "piece": piece.id, "to": to})
-        for kind in (FIRE, ATTACK):
-            if act_problem(state, role, piece.id, kind) is None:
-                offers = _targets(state, piece, kind)
-                if offers:
-                    acts.append({"type": kind, "piece": piece.id, "targets": offers})
-    if end_turn_problem(state, role) is None:
-        acts.append({"type": END_TURN})
-    if undo_problem(state, role) is None:
-        acts.append({"type": UNDO, "seq": state.acts[-1].seq})
-    for side in SIDES:
-        if surrender_problem(state, role, side) is None:
-            acts.append({"type": SURRENDER, "side": side})
-    return acts
-
-
-def actions_for(state: State, role: Role | str) -> list[JSON]:
-    """List every action a role may send now, each ready to apply (a computer player picks among these).
-
-    Fire and attack actions carry no pips (the server rolls); surrender is left out (a player
-    gives up by choice, not by search).
-    """
-    flat: list[JSON] = []
-    for entry in legal_actions(state, role):
-        kind = entry["type"]
-        if kind == MOVE:
-            flat.extend({"type": MOVE, "piece": entry["piece"], "to": to} for to in entry["to"])
-        elif kind in (FIRE, ATTACK):
-            flat.extend({"type": kind, "piece": entry["piece"], "target": t["target"]} for t in entry["targets"])
-        elif kind in (END_TURN, UNDO):
-            flat.append({"type": kind})
-    return flat
+__all__ = ["actions_for", "legal_actions", "view_for"]
 
 
 # --- The view ------------------------------------------------------------------------------------
@@ -211,7 +113,7 @@ def _ruleset_view(state: State) -> JSON:
 def view_for(state: State, role: Role | str, now: float = 0.0) -> JSON:
     """Return what a role sees: everything (the game hides nothing), and the role's legal actions with their chances."""
     del now  # turns have no clock
-    role = _role(role)
+    role = role_of(role)
     me = role.subject if role.kind == "player" and role.subject in SIDES else None
     rs = state.ruleset
     return {
@@ -221,7 +123,10 @@ def view_for(state: State, role: Role | str, now: float = 0.0) -> JSON:
         "me": me,
         "ruleset": _ruleset_view(state),
         "dice": state.dice,
-        "sides": {s: {"name": str(rs.side_names[s]), "names": dict(rs.side_names[s].names)} for s in SIDES},
+        "sides": {
+            s: {"name": str(rs.side_names[s]), "names": dict(rs.side_names[s].names), "computer": state.computer.get(s)}
+            for s in SIDES
+        },
         "board": _board_view(state),
         "pieces": [_piece_view(state, p) for p in state.pieces.values()],
         "turn": state.turn if state.outcome is None else None,

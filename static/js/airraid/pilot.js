@@ -22,6 +22,7 @@ import { Connection, bindBadge } from '../lib/conn.js';
 import { Countdown, ScreenWake, SoundCues, soundButton } from '../lib/timer.js';
 import { t } from '../lib/i18n.js';
 import { el } from '../lib/dom.js';
+import { RoundMoment } from './moment.js';
 
 // ------------------------------------------------------------ pure helpers
 
@@ -228,7 +229,8 @@ function startPage() {
 
   const cues = new SoundCues({ speak: true });
   soundButton($('sound'), cues);
-  const countdown = new Countdown($('timer'), { now: () => conn.serverNow(), cues, labelEl: $('timer-label') });
+  const moment = new RoundMoment();
+  const countdown = new Countdown($('timer'), { now: () => conn.serverNow(), cues, labelEl: $('timer-label'), onEnd: () => moment.timeUp(view) });
   const wake = new ScreenWake();
   wake.enable();
   document.addEventListener('pointerdown', () => wake.enable(), { once: true, capture: true });
@@ -397,6 +399,7 @@ function startPage() {
   }
 
   function render() {
+    moment.see(view);
     renderBanner();
     renderStatus();
     renderClock();

@@ -11,6 +11,7 @@ import { SeaGrid } from '../lib/sea.js';
 import { t } from '../lib/i18n.js';
 import { el, readJson, $ } from '../lib/dom.js';
 import { teamName, applyTeamColours, describeEvent, shipKindName as shipWord } from './words.js';
+import { RoundMoment } from './moment.js';
 
 const page = readJson('page-data', {});
 let view = page.view || {};
@@ -31,10 +32,12 @@ document.addEventListener('pointerdown', () => wake.enable(), { once: true });
 
 const timerEl = $('timer');
 const timerLabel = $('timer-label');
+const moment = new RoundMoment();
 const countdown = new Countdown(timerEl, {
   now: () => conn.serverNow(),
   cues,
   onTick: (_ms, state) => label(state),
+  onEnd: () => moment.timeUp(view),
 });
 
 function label(state) {
@@ -93,6 +96,7 @@ function render(v) {
   if (!v || typeof v !== 'object') return;
   v = publicView(v);
   view = v;
+  moment.see(v);
   applyTeamColours(v.teams);
   const r = v.round || {};
   const phase = v.phase === 'playing' ? r.phase : v.phase;

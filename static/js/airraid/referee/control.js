@@ -5,7 +5,8 @@ import { t } from '../../lib/i18n.js';
 import { $ } from '../../lib/dom.js';
 import { Countdown, SoundCues, soundButton, formatMs } from '../../lib/timer.js';
 import { teamName } from '../words.js';
-import { askReason } from './dialog.js';
+import { askReason, confirmAction } from './dialog.js';
+import { RoundMoment } from '../moment.js';
 
 /** Mount on the control card; ctx is the dashboard's context (game, view, conn, legal, act). */
 export function mount(ctx) {
@@ -15,11 +16,13 @@ export function mount(ctx) {
   const timerLabel = $('timer-label');
   let lastRoundKey = null;
   const cues = new SoundCues({ speak: true });
+  const moment = new RoundMoment();
   soundButton($('sound'), cues);
   const countdown = new Countdown(timerEl, {
     now: () => ctx.conn.serverNow(),
     cues,
     onTick: (_ms, state) => showTimerState(state),
+    onEnd: () => moment.timeUp(ctx.view),
   });
 
   function showTimerState(state) {
@@ -33,11 +36,23 @@ export function mount(ctx) {
     if (timerLabel) timerLabel.textContent = words;
     const end = $('t-end');
     if (end) end.classList.toggle('is-urgent', state === 'over');
-    if (state === 'over' && ctx.view.round && ctx.view.round.phase === 'airborne' && mainWhy) mainWhy.textContent = t('ref.time_up');
+    if (state === 'over' && ctx.view.round && ctx.view.round.phase === 'airborne' && mainWhy) mainWhy.textContent = stillOpen();
+  }
+
+  /** After 0:00: what keeps the round in the air, in words, for the one button beside it. */
+  function stillOpen() {
+    const open = ctx.view.open || {};
+    const parts = [];
+    if (open.dogfights) parts.push(t('ref.open_dogfights', { n: open.dogfights }));
+    if (open.bombings) parts.push(t('ref.open_bombings', { n: open.bombings }));
+    if (open.disputes) parts.push(t('ref.open_disputes', { n: open.disputes }));
+    if (!parts.length) return t('ref.time_up_none');
+    return t('ref.time_up_open', { open: parts.join(', ') });
   }
 
   function renderControl() {
     const r = ctx.view.round || {};
+    moment.see(ctx.view);
     const phase = ctx.view.phase === 'playing' ? r.phase : ctx.view.phase;
     $('round-number').textContent = r.round ? t('ref.round', { n: r.round }) : '';
     let phaseText = t(`ref.phase.${phase}`);
@@ -130,7 +145,17 @@ export function mount(ctx) {
   for (const button of document.querySelectorAll('[data-adjust]')) {
     button.addEventListener('click', () => ctx.act({ type: 'adjust_timer', seconds: Number(button.dataset.adjust) }, { button }));
   }
-  $('t-end').addEventListener('click', (ev) => ctx.act({ type: 'end_round' }, { button: ev.currentTarget }));
+  $('t-end').addEventListener('click', async (ev) => {
+    const button = ev.currentTarget;
+    // One click must not end a round by mistake: say what happens to the planes still out.
+    const out = (ctx.view.orders || []).filter((o) => o.status === "airborne" || o.status === "bombing").length;
+    const ok = await confirmAction(ctx, {
+      title: t('ref.end_round_title', { n: (ctx.view.round || {}).round }),
+      text: out ? t('ref.end_round_text_out', { n: out }) : t('ref.end_round_text'),
+      ok: t('ref.end_round_ok'),
+    });
+    if (ok) await ctx.act({ type: 'end_round' }, { button });
+  });
 
   return { render: renderControl };
 }

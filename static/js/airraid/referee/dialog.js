@@ -32,3 +32,30 @@ export function askReason(ctx, { title, text, ok, required = true }) {
     input.focus();
   });
 }
+
+/** Ask to confirm an action that cannot be taken back; resolves true or false. */
+export function confirmAction(ctx, { title, text, ok }) {
+  return new Promise((resolve) => {
+    const dialog = $('reason-dialog');
+    if (!dialog || typeof dialog.showModal !== 'function') {
+      // eslint-disable-next-line no-alert
+      resolve(window.confirm(`${title}\n${text}`));
+      return;
+    }
+    $('reason-title').textContent = title;
+    $('reason-text').textContent = text;
+    $('reason-ok').textContent = ok;
+    // The same dialog as a reason's, without the reason.
+    const field = $('reason-input').closest('.field');
+    field.hidden = true;
+    const done = () => {
+      dialog.removeEventListener('close', done);
+      field.hidden = false;
+      resolve(dialog.returnValue === 'ok');
+    };
+    dialog.returnValue = '';
+    dialog.addEventListener('close', done);
+    dialog.showModal();
+    $('reason-ok').focus();
+  });
+}

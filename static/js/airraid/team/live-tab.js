@@ -7,16 +7,21 @@ import { Countdown, ScreenWake } from '../../lib/timer.js';
 import { timerState } from './helpers.js';
 import { fleetList } from './sea-tab.js';
 import * as bombing from './bombing.js';
+import { RoundMoment } from '../moment.js';
 
 /** Mount the Live tab; ctx is the page context (see ../team.js). */
 export function mount(ctx) {
   const { kindName, shipLabel, ownShipName, shipAt, corridorName, planeName, teamName, holderName, planesText } = ctx.words;
   const bombingCard = bombing.mount(ctx);
   const wake = new ScreenWake();
-  const countdown = new Countdown($('timer'), { now: () => ctx.conn.serverNow(), labelEl: $('timer-label'), cues: ctx.cues });
+  const moment = new RoundMoment();
+  const countdown = new Countdown($('timer'), {
+    now: () => ctx.conn.serverNow(), labelEl: $('timer-label'), cues: ctx.cues, onEnd: () => moment.timeUp(ctx.view),
+  });
 
   function renderTimer() {
     const r = ctx.view.round || {};
+    moment.see(ctx.view);
     countdown.set(timerState(r));
     let head;
     if (ctx.view.phase === 'setup') head = t('team.round_none');

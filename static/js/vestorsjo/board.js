@@ -1,0 +1,330 @@
+// The Vestorsjø board: the server draws the map once (coast, hexes, ports, piers, names) into
+// <svg id="vs-board">; this module draws the pieces, highlights and port counters over it from
+// each view, and pans and zooms it (drag, pinch, wheel, buttons).
+//
+// Geometry is the map contract's (docs/maps.md), scaled by `unit` SVG units per hex step:
+// pointy-top "odd-r" hexes, the centre of hex (col, row) at ((col + 0.5·(row & 1))·unit,
+// row·√3/2·unit); a corner (submarines stand there) is the middle of its three hexes.
+//
+// Words come from the page (t() of lib/i18n.js), never from here: the caller hands in
+// `names` (what to call a piece, a side) and the formatted chances.
+
+const NS = 'http://www.w3.org/2000/svg';
+const R3 = Math.sqrt(3);
+
+/** Make an SVG element with attributes (no innerHTML: names come from data). */
+export function svgEl(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'text') node.textContent = v;
+    else node.setAttribute(k, String(v));
+  }
+  for (const c of children.flat(Infinity)) if (c) node.append(c);
+  return node;
+}
+
+/** Parse a hex name ("F12") into {col, row} (zero-based). */
+export function parseHex(name) {
+  const m = /^([A-Z])(\d{1,3})$/.exec(String(name).trim().toUpperCase());
+  if (!m) return null;
+  return { col: m[1].charCodeAt(0) - 65, row: Number(m[2]) - 1 };
+}
+
+/** The centre of a hex in board units. */
+export function hexXY(name, unit) {
+  const h = parseHex(name);
+  return [(h.col + 0.5 * (h.row & 1)) * unit, (h.row * R3 / 2) * unit];
+}
+
+/** The place of a piece: a hex's centre, or a corner ("F12/G12/F13") as the middle of its hexes. */
+export function placeXY(place, unit) {
+  if (!String(place).includes('/')) return hexXY(place, unit);
+  const pts = String(place).split('/').map((p) => hexXY(p, unit));
+  return [pts.reduce((s, p) => s + p[0], 0) / pts.length, pts.reduce((s, p) => s + p[1], 0) / pts.length];
+}
+
+/** The outline of a hex as a path. */
+export function hexPath(name, unit, shrink = 1) {
+  const [x, y] = hexXY(name, unit);
+  const r = (unit / R3) * shrink;
+  const pts = [];
+  for (let i = 0; i < 6; i++) {
+    const a = (Math.PI / 180) * (60 * i - 90);
+    pts.push(`${(x + r * Math.cos(a)).toFixed(2)} ${(y + r * Math.sin(a)).toFixed(2)}`);
+  }
+  return `M${pts.join('L')}Z`;
+}
+
+/** The class letter's key, the side marker shape: the page turns them into words and glyphs. */
+export const SIDE_GLYPH = { scania: '■', zealand: '●' };
+
+/** A piece's number within its class ("scania.frigate-2" → 2), or '' for the only one. */
+export function pieceNumber(id) {
+  const m = /-(\d+)$/.exec(id);
+  return m ? m[1] : '';
+}
+
+// ------------------------------------------------------------------ pan and zoom
+
+/**
+ * Pan and zoom an SVG by its viewBox. `box` is the whole board [x, y, w, h] in board units.
+ * onTap(x, y, event) gets taps (not drags) in board units; onZoom(ppu) after every change
+ * (ppu: screen pixels per board unit), so constant-size labels can follow.
+ */
+export class BoardView {
+  constructor(svg, box, { onTap = () => {}, onZoom = () => {}, onResize = null, maxPpu = 12 } = {}) {
+    this.svg = svg;
+    this.box = box;
+    this.onTap = onTap;
+    this.onZoom = onZoom;
+    this.onResize = onResize;
+    this.maxPpu = maxPpu;
+    this.touched = false; // the player panned or zoomed: a resize keeps their view
+    this.cx = box[0] + box[2] / 2;
+    this.cy = box[1] + box[3] / 2;
+    this.ppu = 1;
+    this.pointers = new Map();
+    this.moved = false;
+    this.pinch = null;
+    svg.addEventListener('pointerdown', (e) => this._down(e));
+    svg.addEventListener('pointermove', (e) => this._move(e));
+    svg.addEventListener('pointerup', (e) => this._up(e));
+    svg.addEventListener('pointercancel', (e) => { this.pointers.delete(e.pointerId); this.pinch = null; });
+    svg.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      this.touched = true;
+      const [x, y] = this.toBoard(e.clientX, e.clientY);
+      this.zoomAt(Math.exp(-e.deltaY * 0.0015), x, y);
+    }, { passive: false });
+    const resized = () => { if (this.onResize) this.onResize(); else this.apply(); };
+    if (typeof ResizeObserver === 'function') new ResizeObserver(resized).observe(svg);
+    else window.addEventListener('resize', resized);
+  }
+
+  size() {
+    const r = this.svg.getBoundingClientRect();
+    return [Math.max(1, r.width), Math.max(1, r.height)];
+  }
+
+  /** The smallest zoom: the whole board in view. */
+  minPpu() {
+    const [w, h] = this.size();
+    return Math.min(w / this.box[2], h / this.box[3]);
+  }
+
+  apply() {
+    const [w, h] = this.size();
+    this.ppu = Math.min(this.maxPpu, Math.max(this.minPpu(), this.ppu));
+    const vw = w / this.ppu;
+    const vh = h / this.ppu;
+    // Keep the board on screen: its centre may not leave the view.
+    const [bx, by, bw, bh] = this.box;
+    const slackX = Math.max(0, (bw - vw) / 2);
+    const slackY = Math.max(0, (bh - vh) / 2);
+    this.cx = Math.min(bx + bw / 2 + slackX, Math.max(bx + bw / 2 - slackX, this.cx));
+    this.cy = Math.min(by + bh / 2 + slackY, Math.max(by + bh / 2 - slackY, this.cy));
+    this.svg.setAttribute('viewBox', `${(this.cx - vw / 2).toFixed(2)} ${(this.cy - vh / 2).toFixed(2)} ${vw.toFixed(2)} ${vh.toFixed(2)}`);
+    this.onZoom(this.ppu);
+  }
+
+  /** Show a region [x0, y0, x1, y1] as large as fits, but never below `minPx` pixels per hex. */
+  fit(region, { minPpu = 0, maxPpu = Infinity, pad = 0 } = {}) {
+    const [w, h] = this.size();
+    const [x0, y0, x1, y1] = region;
+    const rw = Math.max(1, x1 - x0 + 2 * pad);
+    const rh = Math.max(1, y1 - y0 + 2 * pad);
+    this.ppu = Math.min(maxPpu, Math.max(minPpu, Math.min(w / rw, h / rh)));
+    this.cx = (x0 + x1) / 2;
+    this.cy = (y0 + y1) / 2;
+    this.apply();
+  }
+
+  whole() { this.fit([this.box[0], this.box[1], this.box[0] + this.box[2], this.box[1] + this.box[3]]); }
+
+  centreOn(x, y) { this.cx = x; this.cy = y; this.apply(); }
+
+  zoomAt(factor, x, y) {
+    const before = this.ppu;
+    this.ppu = Math.min(this.maxPpu, Math.max(this.minPpu(), this.ppu * factor));
+    const k = before / this.ppu;
+    // The board point under the finger stays under it.
+    this.cx = x + (this.cx - x) * k;
+    this.cy = y + (this.cy - y) * k;
+    this.apply();
+  }
+
+  zoomBy(factor) { this.touched = true; this.zoomAt(factor, this.cx, this.cy); }
+
+  toBoard(clientX, clientY) {
+    const m = this.svg.getScreenCTM();
+    if (!m) return [0, 0];
+    const p = new DOMPoint(clientX, clientY).matrixTransform(m.inverse());
+    return [p.x, p.y];
+  }
+
+  _down(e) {
+    this.svg.setPointerCapture?.(e.pointerId);
+    this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY, x0: e.clientX, y0: e.clientY });
+    if (this.pointers.size === 1) this.moved = false;
+    if (this.pointers.size === 2) {
+      const [a, b] = [...this.pointers.values()];
+      this.pinch = { d: Math.hypot(a.x - b.x, a.y - b.y), ppu: this.ppu };
+      this.moved = true;
+      this.touched = true;
+    }
+  }
+
+  _move(e) {
+    const p = this.pointers.get(e.pointerId);
+    if (!p) return;
+    const dx = e.clientX - p.x;
+    const dy = e.clientY - p.y;
+    p.x = e.clientX;
+    p.y = e.clientY;
+    if (this.pointers.size >= 2 && this.pinch) {
+      const [a, b] = [...this.pointers.values()];
+      const d = Math.hypot(a.x - b.x, a.y - b.y);
+      const [mx, my] = this.toBoard((a.x + b.x) / 2, (a.y + b.y) / 2);
+      this.zoomAt((this.pinch.ppu * (d / Math.max(1, this.pinch.d))) / this.ppu, mx, my);
+      return;
+    }
+    if (!this.moved && Math.hypot(e.clientX - p.x0, e.clientY - p.y0) < 8) return;
+    this.moved = true;
+    this.touched = true;
+    this.cx -= dx / this.ppu;
+    this.cy -= dy / this.ppu;
+    this.apply();
+  }
+
+  _up(e) {
+    const had = this.pointers.has(e.pointerId);
+    this.pointers.delete(e.pointerId);
+    if (this.pointers.size < 2) this.pinch = null;
+    if (had && !this.moved && this.pointers.size === 0) {
+      const [x, y] = this.toBoard(e.clientX, e.clientY);
+      this.onTap(x, y, e);
+    }
+  }
+}
+
+// ------------------------------------------------------------------ drawing a view
+
+/** The standing pieces of a view (sunk ones stand one last turn; removed ones are gone). */
+export function standing(view) {
+  return view.pieces.filter((p) => !p.removed);
+}
+
+/** Board region [x0, y0, x1, y1] around some places. */
+export function regionOf(places, unit) {
+  if (!places.length) return null;
+  const pts = places.map((p) => placeXY(p, unit));
+  const xs = pts.map((p) => p[0]);
+  const ys = pts.map((p) => p[1]);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+
+/**
+ * Draw the pieces into `layer`. opts: {unit, letter(piece) → 'D', label(piece) → text,
+ * selected: id, movable: Set of ids, targets: Map id → tag text}.
+ */
+export function drawPieces(layer, view, opts) {
+  const { unit, letter, label, selected = null, movable = new Set(), targets = new Map() } = opts;
+  const nodes = [];
+  // Ships first, submarines over them (they stand on the ships' corners).
+  const pieces = standing(view).sort((a, b) => (a.on === b.on ? 0 : a.on === 'vertex' ? 1 : -1));
+  for (const p of pieces) {
+    const [x, y] = placeXY(p.place, unit);
+    const sub = p.on === 'vertex';
+    const r = unit * (sub ? 0.22 : 0.35);
+    const classes = ['vs-piece', `side-${p.side}`, `cls-${p.class}`];
+    if (p.sunk) classes.push('is-sunk');
+    if (p.id === selected) classes.push('is-selected');
+    if (movable.has(p.id)) classes.push('is-movable');
+    if (targets.has(p.id)) classes.push('is-target');
+    if (sub) classes.push('is-sub');
+    const body = p.side === 'scania'
+      ? svgEl('rect', { class: 'vs-body', x: -r, y: -r, width: 2 * r, height: 2 * r, rx: r * 0.3 })
+      : svgEl('circle', { class: 'vs-body', r: r * 1.08 });
+    const parts = [];
+    if (targets.has(p.id)) parts.push(svgEl('circle', { class: 'vs-target-ring', r: r * 1.55 }));
+    if (p.id === selected) parts.push(svgEl('circle', { class: 'vs-select-ring', r: r * 1.5 }));
+    parts.push(body);
+    parts.push(svgEl('text', { class: 'vs-letter', y: sub ? r * 0.38 : p.defence > 1 ? -r * 0.02 : r * 0.36, text: letter(p) }));
+    if (p.defence > 1 && !sub) {
+      // Damage: one pip per point of defence, filled for each hit.
+      const step = (2 * r * 0.8) / p.defence;
+      const pips = [];
+      for (let i = 0; i < p.defence; i++) {
+        pips.push(svgEl('circle', { class: i < p.hits ? 'vs-pip is-hit' : 'vs-pip', cx: (-r * 0.8 + step * (i + 0.5)).toFixed(2), cy: (r * 0.58).toFixed(2), r: Math.min(step * 0.38, r * 0.16).toFixed(2) }));
+      }
+      parts.push(svgEl('g', { class: 'vs-pips' }, pips));
+    }
+    if (p.sunk) parts.push(svgEl('path', { class: 'vs-sunk-x', d: `M${-r * 0.8} ${-r * 0.8}L${r * 0.8} ${r * 0.8}M${r * 0.8} ${-r * 0.8}L${-r * 0.8} ${r * 0.8}` }));
+    parts.push(svgEl('title', { text: label(p) }));
+    nodes.push(svgEl('g', { class: classes.join(' '), 'data-piece': p.id, transform: `translate(${x.toFixed(2)} ${y.toFixed(2)})`, role: 'img', 'aria-label': label(p) }, parts));
+  }
+  layer.replaceChildren(...nodes);
+}
+
+/** Draw where a selected piece may move: hexes (ships) or corners (submarines). */
+export function drawMoves(layer, places, unit) {
+  const nodes = [];
+  for (const to of places) {
+    if (to.includes('/')) {
+      const [x, y] = placeXY(to, unit);
+      nodes.push(svgEl('circle', { class: 'vs-move-v', cx: x.toFixed(2), cy: y.toFixed(2), r: (unit * 0.2).toFixed(2), 'data-to': to }));
+    } else {
+      const [x, y] = hexXY(to, unit);
+      nodes.push(svgEl('g', { class: 'vs-move', 'data-to': to },
+        svgEl('path', { d: hexPath(to, unit, 0.92) }),
+        svgEl('circle', { cx: x.toFixed(2), cy: y.toFixed(2), r: (unit * 0.12).toFixed(2) })));
+    }
+  }
+  layer.replaceChildren(...nodes);
+}
+
+/**
+ * Draw text tags that keep their size on screen (the layer's font-size follows the zoom):
+ * tags: [{x, y, text, kind}] in board units.
+ */
+export function drawTags(layer, tags) {
+  layer.replaceChildren(...tags.map((tag) => svgEl('text', { class: `vs-tag ${tag.kind || ''}`, x: tag.x.toFixed(2), y: tag.y.toFixed(2), 'data-tag': tag.id || null, text: tag.text })));
+}
+
+/** Find what a tap in board units hit: the nearest candidate within its reach. */
+export function nearest(x, y, candidates) {
+  let best = null;
+  let bestScore = Infinity;
+  for (const c of candidates) {
+    const d = Math.hypot(c.x - x, c.y - y);
+    if (d > c.reach) continue;
+    const score = d / c.reach;
+    if (score < bestScore) { best = c; bestScore = score; }
+  }
+  return best;
+}
+
+/**
+ * Keep the port names inside the board: a name that would run off its edge at this zoom is put
+ * on the other side of its port (names keep their size on screen, so this changes with the zoom).
+ */
+export function keepLabelsIn(group, box, unit) {
+  // What is on screen: the board, or more of the page's width when the whole board is shown.
+  const vb = group.ownerSVGElement?.viewBox?.baseVal;
+  const left = vb && vb.width ? Math.min(box[0], vb.x) : box[0];
+  const right = vb && vb.width ? Math.max(box[0] + box[2], vb.x + vb.width) : box[0] + box[2];
+  for (const text of group.querySelectorAll('text[data-port]')) {
+    if (!text.dataset.x) { text.dataset.x = text.getAttribute('x'); text.dataset.anchor = text.getAttribute('text-anchor'); }
+    const anchor = text.dataset.anchor;
+    if (anchor === 'middle') continue;
+    text.setAttribute('x', text.dataset.x);
+    text.setAttribute('text-anchor', anchor);
+    let b;
+    try { b = text.getBBox(); } catch { continue; }
+    const off = Number(text.dataset.x);
+    const shift = unit * 1.24;
+    if (anchor === 'end' && b.x < left) { text.setAttribute('text-anchor', 'start'); text.setAttribute('x', (off + shift).toFixed(2)); }
+    if (anchor === 'start' && b.x + b.width > right) { text.setAttribute('text-anchor', 'end'); text.setAttribute('x', (off - shift).toFixed(2)); }
+  }
+}

@@ -1,0 +1,72 @@
+// The Vestorsjø projector: the whole board large, whose turn and which round, the port counters
+// and the log of every roll, live. Public: it acts on nothing.
+
+import { Connection, bindBadge } from '../lib/conn.js';
+import { t } from '../lib/i18n.js';
+import { el, $ } from '../lib/dom.js';
+import { BoardView, SIDE_GLYPH, drawPieces, drawTags, hexXY, keepLabelsIn } from './board.js';
+import { Words } from './words.js';
+
+function start() {
+  const page = JSON.parse($('page-data').textContent);
+  const U = page.unit;
+  let view = page.view;
+  const words = new Words(view);
+  const svg = $('vs-board');
+  const labels = $('vs-labels');
+  const coords = $('vs-coords');
+  const tagsLayer = $('vs-tags');
+  const boardView = new BoardView(svg, page.box, {
+    onResize: () => { if (!boardView.touched) boardView.whole(); },
+    onZoom: (ppu) => {
+      labels.setAttribute('font-size', (13 / ppu).toFixed(3));
+      coords.setAttribute('font-size', (11 / ppu).toFixed(3));
+      tagsLayer.setAttribute('font-size', (15 / ppu).toFixed(3));
+      svg.classList.toggle('is-far', ppu * U < 24);
+      keepLabelsIn(labels, page.box, U);
+    },
+  });
+
+  function render() {
+    words.set(view);
+    drawPieces($('vs-pieces'), view, { unit: U, letter: (p) => words.letter(p), label: (p) => words.label(p) });
+    const tags = [];
+    for (const port of view.board.ports) {
+      if (!port.strategic || !port.holder) continue;
+      const [x, y] = hexXY(port.hex, U);
+      tags.push({ x, y: y + U * 0.95, text: `${SIDE_GLYPH[port.holder]} ${port.held}/${port.needed}`, kind: `is-hold side-${port.holder}` });
+    }
+    drawTags(tagsLayer, tags);
+    const turn = view.turn;
+    const mark = $('vs-turn-mark');
+    mark.className = `vs-side-mark side-${turn || 'none'}`;
+    mark.textContent = turn ? SIDE_GLYPH[turn] : '✓';
+    $('vs-turn-text').textContent = view.outcome ? words.outcomeTitle(view.outcome) : t('vs.to_move', { side: words.side(turn) });
+    $('vs-round').textContent = t('vs.round', { round: view.round });
+    const per = view.ruleset.actions_per_turn;
+    $('vs-acts').replaceChildren(...Array.from({ length: per }, (_, i) => el('span', { class: view.outcome || i < view.actions_left ? 'vs-act' : 'vs-act is-used', 'aria-hidden': 'true' })));
+    $('vs-acts-text').textContent = view.outcome ? '' : t('vs.actions_left', { left: view.actions_left, total: per });
+    $('vs-end-detail').textContent = view.outcome ? view.outcome.detail || '' : '';
+    $('vs-end-detail').hidden = !view.outcome;
+    $('vs-ports').replaceChildren(...view.board.ports.filter((p) => p.strategic).map((port) => el('li', { class: port.holder ? `is-held side-${port.holder}` : '' },
+      el('span', { class: 'vs-port-star', 'aria-hidden': 'true', text: port.holder ? SIDE_GLYPH[port.holder] : '★' }),
+      el('span', { text: words.hold(port) }))));
+    const rolls = [...view.rolls].reverse().slice(0, 40);
+    $('vs-log').replaceChildren(...(rolls.length ? rolls.map((r) => el('li', { class: `vs-roll is-${words.rollKind(r)}` },
+      el('span', { class: 'vs-roll-round', text: t('vs.round_short', { round: r.round }) }),
+      el('span', { class: `vs-side-mark side-${r.side}`, 'aria-hidden': 'true', text: SIDE_GLYPH[r.side] }),
+      el('span', { text: words.roll(r) }))) : [el('li', { class: 'muted', text: t('vs.no_rolls') })]));
+  }
+
+  const conn = new Connection({ game: page.game, initialSeq: page.seq ?? -1, extra: { as: 'public' } });
+  bindBadge(conn);
+  conn.on('view', ({ view: v }) => { if (v && v.mode === 'vestorsjo' && v.version >= view.version) { view = v; render(); } });
+  conn.start();
+  render();
+  boardView.whole();
+  $('vs-zoom-in').addEventListener('click', () => boardView.zoomBy(1.4));
+  $('vs-zoom-out').addEventListener('click', () => boardView.zoomBy(1 / 1.4));
+  $('vs-zoom-all').addEventListener('click', () => boardView.whole());
+}
+
+if (document.getElementById('page-data')) start();
