@@ -263,6 +263,27 @@ def link(host: str, port: int, database_url: str | None, instance_path: str | No
     print_link(_issue_link(app, host, port))
 
 
+@main.command("games")
+@click.option("--host", envvar="REFEREE_HOST", default="0.0.0.0", show_default=True)
+@click.option("--port", envvar="REFEREE_PORT", default=5000, show_default=True, type=int)
+@_database_option
+@_instance_option
+def games(host: str, port: int, database_url: str | None, instance_path: str | None) -> None:
+    """List the games, running first, with where each stands and its dashboard's link."""
+    from referee.web.home import games_list
+
+    app = _make_app(instance_path, database_url, None)
+    base = referee_link(host, port, "").split("/?", 1)[0]
+    with app.test_request_context("/", base_url=base):
+        rows = games_list()
+    if not rows:
+        click.echo("No games yet: `referee link` opens the referee's page, where a new game starts.")
+        return
+    for row in rows:
+        click.echo(f"{row['title']}  ·  {row['state']}\n    {base}{row['url']}")
+    click.echo("(a dashboard opens in the referee's browser: the one that opened the `referee link`)")
+
+
 @main.group()
 def tokens() -> None:
     """List and revoke referee access (a lost referee phone or laptop)."""

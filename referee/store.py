@@ -610,6 +610,18 @@ class Store:
         with self._read() as conn:
             return [r.id for r in conn.execute(select(games_t.c.id).order_by(games_t.c.created_at.desc()))]
 
+    def game_ids_of(self, mode: str, limit: int = 100) -> list[str]:
+        """Return the newest games of one mode, unfinished ones first (the referee's list)."""
+        with self._read() as conn:
+            finished = games_t.c.status.in_(("over", ABANDONED))
+            stmt = (
+                select(games_t.c.id)
+                .where(games_t.c.mode == mode)
+                .order_by(finished, games_t.c.created_at.desc())
+                .limit(limit)
+            )
+            return [r.id for r in conn.execute(stmt)]
+
     def status_of(self, game_id: str) -> str:
         """Return a game's status in the games table (the mode's phase, or ABANDONED)."""
         with self._read() as conn:

@@ -408,6 +408,24 @@ def api_slips(game_id: str) -> Any:
     return jsonify({"slips": slips_of(state, game_id, role_in(game_id), request.args.get("round"))})
 
 
+def listing(game_id: str, state: airraid.State) -> dict[str, str]:
+    """Return a game's line in the referee's list: the teams, where the game stands, its dashboard."""
+    teams = state.teams
+    title = " – ".join(teams[t].name for t in airraid.TEAMS)
+    rnd = state.round
+    if state.phase == "setup":
+        where = _("Setting up: teams place their ships")
+    elif state.phase == "over":
+        winner = state.outcome.winner if state.outcome else None
+        ended = _("{team} won").replace("{team}", teams[winner].name) if winner in teams else _("A draw")
+        where = f"{_('Game over')} · {ended}"
+    elif rnd is not None and rnd.phase == "airborne":
+        where = f"{_('Round %(n)s', n=rnd.number)} · {_('In the air')}"
+    else:
+        where = f"{_('Round %(n)s', n=rnd.number if rnd else 1)} · {_('Planning: defenders and orders')}"
+    return {"title": title, "state": where, "url": url_for("games.referee_page", game_id=game_id)}
+
+
 def _push_roles(state: airraid.State) -> list[Role]:
     """Return the roles that see an air-raid game (the rules' audiences)."""
     return list(airraid.audiences(state))
@@ -420,6 +438,7 @@ modes.register(
         role_in=lambda game_id, slip, _state: role_in(game_id, slip),
         view_of=airraid_view_of,
         push_roles=_push_roles,
+        listing=listing,
     )
 )
 

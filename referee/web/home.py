@@ -7,17 +7,38 @@ from sqlalchemy import text
 from werkzeug.wrappers import Response
 
 from referee import __version__
-from referee.store import reading
+from referee.store import StoreError, reading
+from referee.web import modes
 from referee.web.auth import is_server_referee
 from referee.web.extensions import db
 
 bp = Blueprint("home", __name__, template_folder="templates")
 
 
+# The referee's list: the newest games of each mode that has a dashboard, unfinished ones first.
+LISTED = 30
+
+
+def games_list() -> list[dict[str, str]]:
+    """Return the referee's games, running first: each {title, state, url, id}, in the page's language."""
+    rows: list[dict[str, str]] = []
+    for mode in modes.registered():
+        if mode.listing is None:
+            continue
+        for game_id in db.store.game_ids_of(mode.name, LISTED):
+            try:
+                state, _version = db.store.load(game_id)
+            except StoreError:
+                continue  # gone, or a database busy this instant: the list is not worth a 500
+            rows.append({"id": game_id, **mode.listing(game_id, state)})
+    return rows
+
+
 @bp.get("/")
 def index() -> str:
-    """Show the home page; the referee gets the way to a new game."""
-    return render_template("home/index.html", is_referee=is_server_referee())
+    """Show the home page; the referee gets the way to a new game and back to every game."""
+    referee = is_server_referee()
+    return render_template("home/index.html", is_referee=referee, games=games_list() if referee else [])
 
 
 @bp.get("/api/health")

@@ -40,6 +40,8 @@ class WebMode:
     """Every minute, on the round clock: tidy forgotten games at a moment; return the games it changed."""
     gone: Callable[[str], str | None] | None = None
     """Why a game that is still stored may no longer be played (answered 410), or None."""
+    listing: Callable[[str, Any], dict[str, str]] | None = None
+    """A line of the referee's list of games: {title, state, url}, translated (the modes a referee runs)."""
 
 
 _MODES: dict[str, WebMode] = {}
