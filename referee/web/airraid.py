@@ -100,7 +100,7 @@ def device_names(game_id: str, seqs: list[int] | None = None) -> dict[int, str]:
         query = query.where(events_t.c.seq.in_(seqs))
     with reading(db.engine) as conn:
         rows = conn.execute(query).all()
-    return {int(r.seq): (r.name or f"device {r.id[:4]}") for r in rows}
+    return {int(r.seq): (r.name or _("device %(id)s", id=r.id[:4])) for r in rows}
 
 
 # --- Running an action -------------------------------------------------------------------------

@@ -307,7 +307,7 @@ assert.equal(d.detail, '');
 // the view's deadline is in seconds; the countdown wants ms
 assert.deepEqual(P.timerState({ round: 2, phase: 'airborne', running: true, deadline: 1700000000.5, left: 12 }), { deadline: 1700000000500 });
 assert.deepEqual(P.timerState({ round: 2, phase: 'airborne', running: false, deadline: null, left: 83 }), { paused: true, remaining: 83000 });
-assert.equal(P.timerState({ round: 2, phase: 'planning', running: false, deadline: null, left: 300 }), null);
+assert.deepEqual(P.timerState({ round: 2, phase: 'planning', running: false, deadline: null, left: 300, seconds: 300 }), { planned: true, remaining: 300000 });
 
 // the state in words
 const base = { role: 'pilot:1A1', current: true, round: { round: 1, phase: 'airborne' }, bombing: null, next: null,

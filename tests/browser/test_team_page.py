@@ -230,7 +230,8 @@ const E = await import(js + '/lib/sea-editor.js');
 // the view's clock is in seconds; the countdown wants ms
 assert.deepEqual(T.timerState({ round: 2, phase: 'airborne', running: true, deadline: 1700000000.25, left: 30 }), { deadline: 1700000000250 });
 assert.deepEqual(T.timerState({ round: 2, phase: 'airborne', running: false, deadline: null, left: 83.5 }), { paused: true, remaining: 83500 });
-assert.equal(T.timerState({ round: 2, phase: 'planning', running: false, deadline: null, left: 300 }), null);
+// planning: the next round's length, as the referee's and the projector's clocks show it
+assert.deepEqual(T.timerState({ round: 2, phase: 'planning', running: false, deadline: null, left: 300, seconds: 300 }), { planned: true, remaining: 300000 });
 assert.equal(T.timerState({ running: false, left: null, deadline: null }), null);
 
 // the tab of the moment

@@ -19,7 +19,7 @@
 // starts only when the page data block is present.
 
 import { Connection, bindBadge } from '../lib/conn.js';
-import { Countdown, ScreenWake, SoundCues, soundButton } from '../lib/timer.js';
+import { Countdown, ScreenWake, SoundCues, soundButton, roundClock } from '../lib/timer.js';
 import { t } from '../lib/i18n.js';
 import { el } from '../lib/dom.js';
 import { RoundMoment } from './moment.js';
@@ -177,16 +177,8 @@ export function statusOf(view) {
   }
 }
 
-/** The countdown's state from the view's round (deadline in SECONDS since the epoch). */
-export function timerState(round) {
-  if (!round || !round.round) return null;
-  if (round.phase === 'airborne') {
-    if (round.running && Number.isFinite(round.deadline)) return { deadline: round.deadline * 1000 };
-    return { paused: true, remaining: Math.max(0, Number(round.left) || 0) * 1000 };
-  }
-  if (round.phase === 'closed') return { remaining: 0 };
-  return null;
-}
+/** The countdown's state from the view's round: the one of every page. */
+export const timerState = roundClock;
 
 export function roundLine(round) {
   if (!round || !round.round) return '';

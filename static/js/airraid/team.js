@@ -178,19 +178,29 @@ function start() {
   function stageWords(v) {
     if (v.phase === 'over') return t('team.round_over');
     if (v.phase === 'setup') return t('team.round_none');
-    return v.round.phase === 'airborne' ? t('team.ev.round_started', { n: v.round.round }) : t('team.round_planning', { n: v.round.round });
+    if (v.round.phase !== 'airborne') return t('team.round_planning', { n: v.round.round });
+    // A paused round is not "in the air" for the bar: it says so until the clock runs again.
+    return v.round.running ? t('team.ev.round_started', { n: v.round.round }) : t('team.round_paused', { n: v.round.round });
+  }
+
+  /** Whether the round's clock runs: a pause or a resume changes the bar's words too. */
+  function clockKey(v) {
+    return v && v.round && v.round.phase === 'airborne' ? String(Boolean(v.round.running)) : '';
   }
 
   function apply(v) {
     if (!v || v.mode !== 'airraid') return;
     if (Number.isFinite(v.version) && Number.isFinite(ctx.view.version) && v.version < ctx.view.version) return;
     const before = stageKey(ctx.view);
+    const clockBefore = clockKey(ctx.view);
     const bombersBefore = (ctx.view.bombers_at_base || []).length;
     ctx.view = v;
     render();
     const after = stageKey(ctx.view);
     if (after !== before) {
       showTab(tabForPhase(ctx.view));
+      say(stageWords(ctx.view), 'ok');
+    } else if (clockKey(ctx.view) !== clockBefore) {
       say(stageWords(ctx.view), 'ok');
     }
     const bombers = (ctx.view.bombers_at_base || []).length;

@@ -245,6 +245,23 @@ export class ScreenWake {
 // --------------------------------------------------------------- countdown
 
 /**
+ * A Countdown state from a view's round (its times in SECONDS since the epoch): running to its
+ * deadline, paused at what is left, the next round's length while it is planned (every screen
+ * shows the same "5:00" the referee's does), 0:00 once closed; null with no round.
+ */
+export function roundClock(round) {
+  if (!round || !round.round) return null;
+  if (round.phase === 'airborne') {
+    if (round.running && Number.isFinite(round.deadline)) return { deadline: round.deadline * 1000 };
+    return { paused: true, remaining: Math.max(0, Number(round.left) || 0) * 1000 };
+  }
+  if (round.phase === 'planning' && Number.isFinite(round.seconds)) return { planned: true, remaining: round.seconds * 1000 };
+  if (round.phase === 'closed') return { remaining: 0 };
+  return null;
+}
+
+
+/**
  * Shows the remaining time of a round in an element and plays the cues.
  *
  * Options:
@@ -258,7 +275,7 @@ export class ScreenWake {
  *   intervalMs update period (100)
  *
  * States written to el.dataset.state (styled in app.css):
- *   idle | running | warning | ending | paused | over
+ *   idle | planned | running | warning | ending | paused | over
  */
 export class Countdown {
   constructor(el, options = {}) {
@@ -274,6 +291,7 @@ export class Countdown {
 
     this.deadline = null;   // server ms, while running
     this.pausedMs = null;   // remaining ms, while paused
+    this.plannedMs = null;  // the next round's length, while it is planned
     this._prev = null;      // remaining at the previous tick, for the cues
     this._shown = '';
     this._first = true;
@@ -295,7 +313,11 @@ export class Countdown {
     const wasRunning = this.deadline !== null;
     const oldDeadline = this.deadline;
     state = state || {};
-    if (state.paused) {
+    this.plannedMs = state.planned ? Math.max(0, Number(state.remaining) || 0) : null;
+    if (state.planned) {
+      this.deadline = null;
+      this.pausedMs = null;
+    } else if (state.paused) {
       this.deadline = null;
       this.pausedMs = Math.max(0, Number(state.remaining) || 0);
     } else if (Number.isFinite(state.deadline)) {
@@ -320,11 +342,13 @@ export class Countdown {
   /** Remaining ms now (0 when over; the paused value when paused). */
   remainingMs() {
     if (this.deadline !== null) return Math.max(0, this.deadline - this.now());
+    if (this.plannedMs !== null) return this.plannedMs;
     return this.pausedMs ?? 0;
   }
 
   /** The state name for the current moment. */
   stateName() {
+    if (this.plannedMs !== null) return 'planned';
     if (this.deadline === null) return this.pausedMs !== null && this.pausedMs > 0 ? 'paused' : (this.pausedMs === 0 ? 'over' : 'idle');
     const rem = this.remainingMs();
     if (rem <= 0) return 'over';
@@ -357,7 +381,7 @@ export class Countdown {
 
   _render() {
     const state = this.stateName();
-    const text = this.deadline === null && this.pausedMs === null ? '–:––' : formatMs(this.remainingMs());
+    const text = this.deadline === null && this.pausedMs === null && this.plannedMs === null ? '–:––' : formatMs(this.remainingMs());
     const key = `${state}|${text}`;
     if (key === this._shown) return;
     this._shown = key;
@@ -366,7 +390,9 @@ export class Countdown {
       this.el.dataset.state = state;
     }
     if (this.labelEl) {
-      const words = { paused: 'timer.paused', over: 'timer.over', warning: 'timer.last_minute', ending: 'timer.last_minute', idle: 'timer.idle' }[state];
+      const words = {
+        paused: 'timer.paused', over: 'timer.over', warning: 'timer.last_minute', ending: 'timer.last_minute', idle: 'timer.idle', planned: 'timer.planned',
+      }[state];
       this.labelEl.textContent = words ? t(words) : '';
     }
     if (this.onTick) this.onTick(this.remainingMs(), state);

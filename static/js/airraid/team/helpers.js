@@ -2,13 +2,8 @@
 
 import { parseSquare, squareName } from '../../lib/sea.js';
 
-/** The view's round clock (seconds) as a Countdown state (ms), or null. */
-export function timerState(round) {
-  if (!round || round.phase !== 'airborne') return null;
-  if (round.running && Number.isFinite(round.deadline)) return { deadline: round.deadline * 1000 };
-  if (Number.isFinite(round.left)) return { paused: true, remaining: round.left * 1000 };
-  return null;
-}
+/** The view's round clock (seconds) as a Countdown state (ms), or null: the one of every page. */
+export { roundClock as timerState } from '../../lib/timer.js';
 
 /** Which tab a moment of the game belongs on. */
 export function tabForPhase(view) {
