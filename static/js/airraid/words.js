@@ -187,6 +187,7 @@ export function tidyNotes(notes) {
 
 /** A log row (an event with its notes) in words; events without notes fall back to the action. */
 export function describeEvent(row, view, orders = {}) {
+  const planeOf = (id) => (id && orders[id] && orders[id].label) || id || '';
   const notes = tidyNotes(row.notes || []);
   if (notes.length) return notes.map((n) => describeNote(n, view, orders));
   const d = row.data || {};
@@ -195,6 +196,23 @@ export function describeEvent(row, view, orders = {}) {
     case 'set_players': return [t('note.set_players', { team: teamName(view, d.team) })];
     case 'unlock_sea': return [t('note.unlock_sea', { team: teamName(view, d.team) })];
     case 'void': return [t('note.void', { target: d.seq, reason: d.reason || '' })];
+    // A voided entry keeps no notes (its effects are undone): it is told from what it asked for.
+    case 'lock_sea': return [t('note.sea_locked', { team: teamName(view, d.team) })];
+    case 'start_game': return [t('note.game_started')];
+    case 'add_order': return [t('note.order_added', { team: teamName(view, d.team), plane: planeOf(d.id) || d.pilot || '' })];
+    case 'remove_order': return [t('note.order_removed', { team: teamName(view, (orders[d.order] || {}).team), plane: planeOf(d.order) })];
+    case 'start_round': return [t('note.kind.start_round')];
+    case 'end_round': return [t('note.kind.end_round')];
+    case 'report_dogfight': return [t('note.kind.report_dogfight', { a: planeOf(d.a), b: planeOf(d.b) })];
+    case 'confirm_dogfight': return [t('note.kind.confirm_dogfight', { a: planeOf(d.a), b: planeOf(d.b) })];
+    case 'announce_bombing': return [t('note.kind.announce_bombing', { square: d.target || (orders[d.order] || {}).target || planeOf(d.order) })];
+    case 'report_bombing': return [t('note.kind.report_bombing', { plane: planeOf(d.order) })];
+    case 'pause_timer': return [t('note.pause_timer')];
+    case 'resume_timer': return [t('note.timer_running')];
+    case 'adjust_timer': return [t('note.kind.adjust_timer', { seconds: d.seconds > 0 ? `+${d.seconds}` : String(d.seconds) })];
+    case 'surrender': return [t('note.kind.surrender', { team: teamName(view, d.team) })];
+    case 'forfeit': return [t('note.kind.forfeit', { team: teamName(view, d.team) })];
+    case 'end_game': return [t('note.kind.end_game')];
     default: return [t('note.other', { kind: String(row.kind || '').replace(/_/g, ' ') })];
   }
 }
