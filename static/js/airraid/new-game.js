@@ -109,6 +109,16 @@ function paintSwatches() {
   }
 }
 
+/** The words a field is known by: its label, with its fieldset's legend ("Team 1: Name"). */
+function fieldName(field) {
+  const label = field.id ? form.querySelector(`label[for="${field.id}"]`) : null;
+  const legend = field.closest('fieldset')?.querySelector('legend');
+  // The label's first words ("Players", not "Players, one name a line"); the legend without its team mark.
+  const own = label ? label.textContent.trim().split(',')[0].trim() : '';
+  const group = legend ? legend.textContent.trim().replace(/^[▲●■◆]\s*[A-Z]\s+/u, '') : '';
+  return group && own ? `${group}: ${own}` : own || group;
+}
+
 function checkAll() {
   const problems = [checkPlayers('a'), checkPlayers('b'), checkNames()].filter(Boolean);
   if (checkColours()) problems.push(teams.a.colourError.textContent.trim());
@@ -118,20 +128,25 @@ function checkAll() {
 
 if (form) {
   paintSwatches();
-  form.addEventListener('input', () => {
+  form.addEventListener('input', (ev) => {
+    const field = ev.target;
+    if (field && field.required && field.value.trim() && field.getAttribute('aria-invalid') === 'true') field.setAttribute('aria-invalid', 'false');
     checkAll();
     if (result && result.dataset.kind === 'refused') { result.textContent = ''; delete result.dataset.kind; }
   });
   form.addEventListener('change', checkAll);
   form.addEventListener('submit', (ev) => {
     const problems = checkAll();
-    // Empty required fields: let the browser point at the first one.
-    const empty = [...form.querySelectorAll('[required]')].find((el) => !el.value.trim());
+    // Empty required fields are marked, named in the message, and the first one gets the focus.
+    const empties = [...form.querySelectorAll('[required]')].filter((el) => !el.value.trim());
+    for (const field of empties) field.setAttribute('aria-invalid', 'true');
+    const empty = empties[0];
     if (empty || problems.length) {
       ev.preventDefault();
       if (result) {
         result.dataset.kind = 'refused';
-        result.textContent = problems[0] || t('new.fix');
+        const names = empties.map((field) => fieldName(field)).filter(Boolean);
+        result.textContent = problems[0] || (names.length ? t('new.fill', { fields: names.join(', ') }) : t('new.fix'));
       }
       (empty || form.querySelector('[aria-invalid="true"]'))?.focus();
       return;
