@@ -366,6 +366,10 @@ def test_a_ship_sinks_when_every_square_is_hit_and_its_planes_are_lost() -> None
     assert b.lost == {"fighter": 2, "bomber": 2}
     assert b.shots == {"A6": "sunk", "B6": "sunk"}
     assert airraid.ledger_balances(game.state)
+    # The bomber whose hit sank the ship hears it; the one before it only hit.
+    seen = {p: airraid.view_for(game.state, Role("pilot", game.order_id("A", p)), 0)["bombing"] for p in ("Ann", "Ada")}
+    assert seen["Ann"] == {"answer": "fight", "result": "hit", "sunk": False}
+    assert seen["Ada"] == {"answer": "fight", "result": "hit", "sunk": True}
 
 
 # --- The tricky cases of issue 2 -------------------------------------------------------------

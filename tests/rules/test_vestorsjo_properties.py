@@ -17,6 +17,7 @@ from referee.rules.errors import RulesError
 from referee.rules.events import encode
 from referee.rules.vestorsjo.hexes import Edge, Hex, Vertex
 
+from ..speed import examples
 from .vestorsjo_maps import SMALL, Game
 
 SEEDS = st.integers(0, 2**32 - 1)
@@ -189,7 +190,7 @@ def play(seed: int, steps: int = 120) -> Game:
 
 
 @given(seed=SEEDS)
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 def test_random_legal_games_keep_every_rule(seed: int) -> None:
     play(seed)
 

@@ -383,6 +383,16 @@ def _sea_view(state: State, team_id: str, reveal: bool) -> JSON:
     return data
 
 
+def _sank(state: State, order_id: str) -> bool:
+    """Tell whether a bomber's hit sank its ship: the ship's sinking is noted with the bombing's result."""
+    for notes in state.notes.values():
+        if any(
+            n.get("type") == "bombing_result" and n.get("order") == order_id and n.get("result") == "hit" for n in notes
+        ):
+            return any(n.get("type") == "sunk" for n in notes)
+    return False
+
+
 def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -> JSON:
     """Return what one role may see; every secret is stripped here and nowhere else."""
     rnd = state.round
@@ -491,7 +501,10 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
         view["current"] = rnd is not None and order.round == rnd.number
         view["next"] = _next_meeting(state, order)
         bombing = state.rounds[order.round - 1].bombings.get(order.id)
-        view["bombing"] = {"answer": bombing.answer, "result": bombing.result} if bombing else None
+        # A sinking is public (every log says it): the bomber whose hit sank the ship hears it too.
+        view["bombing"] = (
+            {"answer": bombing.answer, "result": bombing.result, "sunk": _sank(state, order.id)} if bombing else None
+        )
         view["legal"] = legal_actions(state, role)
         return view
     raise MalformedAction(Msg("no view for role {to_str!r}", to_str=role.to_str()))

@@ -166,7 +166,8 @@ export function statusOf(view) {
       if (!o.landed_on) return { headline: t('pilot.status.lost'), detail: t('pilot.status.lost_detail'), tone: 'down' };
       const lands = t('pilot.status.lands_on', { ship: o.landed_on_name || o.landed_on });
       if (o.kind === 'bomber' && bombing && bombing.result && ['hit', 'water', 'already_hit', 'left'].includes(bombing.result)) {
-        return { headline: t(`pilot.status.bombed_${bombing.result}`, { target }), detail: lands, tone: bombing.result === 'hit' ? 'hit' : 'done' };
+        const said = bombing.result === 'hit' && bombing.sunk ? 'sunk' : bombing.result;
+        return { headline: t(`pilot.status.bombed_${said}`, { target }), detail: lands, tone: bombing.result === 'hit' ? 'hit' : 'done' };
       }
       const stillOut = view.current && view.round && view.round.phase === 'airborne';
       if (o.kind === 'fighter' && stillOut) return { headline: t('pilot.status.through_home'), detail: lands, tone: 'done' };

@@ -195,6 +195,8 @@ function start() {
     const clockBefore = clockKey(ctx.view);
     const bombersBefore = (ctx.view.bombers_at_base || []).length;
     ctx.view = v;
+    // A bombing's verdict belongs to its round: a new round, or the end of the game, clears it.
+    if (stageKey(v) !== before) ctx.ui.verdict = null;
     render();
     const after = stageKey(ctx.view);
     if (after !== before) {
