@@ -211,6 +211,8 @@ function startPage() {
   const ui = { key: null, picks: [], mode: 'report', sent: null, guardUntil: 0, sig: '' };
   let gone = false;
   let localTap = false;
+  // The meetings this page said were decided: one that is due again was voided by the referee.
+  const decided = new Set();
 
   const conn = new Connection({
     game: data.game,
@@ -308,8 +310,14 @@ function startPage() {
       // The meeting we were in is settled (by the other pilot's confirm or the referee).
       if (ui.key && !gone && view.current && view.round && view.round.phase === 'airborne') {
         const label = ui.label || '';
+        decided.add(ui.key);
         if (view.order.status === 'shot_down') say('hit', t('pilot.decided_down', { label }));
         else say('ok', t('pilot.decided', { label }));
+      }
+      if (key && decided.has(key)) {
+        // The same dogfight is due again: the referee voided its result.
+        decided.delete(key);
+        say('refused', t('pilot.voided_result', { label: nx.opponent.label }));
       }
       Object.assign(ui, { key, picks: [], mode: 'report', sent: null, label: active ? nx.opponent.label : null });
     }
@@ -435,11 +443,26 @@ function startPage() {
 
   // ------------------------------------------------------------ live data
 
+  /** What the thumb bar's words are about: when it changes, the old words are stale. */
+  function momentOf(v) {
+    const nx = v.next;
+    return [
+      v.order.status,
+      nx ? `${nx.a}:${nx.b}:${nx.status}` : '',
+      v.bombing ? `${v.bombing.answer}:${v.bombing.result}` : '',
+      v.round ? `${v.round.round}:${v.round.phase}` : '',
+      v.phase,
+    ].join('|');
+  }
+
   function take(next) {
     if (!next || !next.order) return;
     if (Number.isFinite(view.version) && Number.isFinite(next.version) && next.version < view.version) return;
     gone = false;
+    const before = momentOf(view);
     view = next;
+    // The bar always says the current state: words about an earlier one go (the render may say new ones).
+    if (momentOf(view) !== before) clearSay();
     render();
   }
 
