@@ -119,11 +119,32 @@ def action_of(kind: str) -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
-actions = st.one_of(
-    # The arena is an air-raid game: its own actions (the document names the others' by their mode).
-    *[action_of(kind) for kind in sorted(ACTIONS) if kind in airraid.HANDLERS],
-    st.fixed_dictionaries(
-        {"type": st.sampled_from(["create_game", "", "VOID", "__init__"]) | junk}, optional=dict.fromkeys(FIELDS, junk)
+# Entries well formed in every field, which only the rules can refuse (or take) in the arena's round
+# in the air: the fuzz must reach the rules core, not only the form checks, whatever its draw.
+WELL_FORMED = st.sampled_from(
+    [
+        {"type": "add_order", "team": "A", "pilot": "Abe", "kind": "fighter", "ship": "A", "corridor": "middle"},
+        {"type": "unlock_sea", "team": "A"},
+        {"type": "start_round"},
+        {"type": "set_defender", "team": "B", "pilot": "Bea"},
+        {"type": "report_dogfight", "a": "1A2", "b": "1B2", "throws": [{"winner": "A"}]},
+        {"type": "announce_bombing", "target": "C4"},
+        {"type": "confirm_dogfight", "a": "1A1", "b": "1B1"},
+    ]
+)
+
+actions = weighted(
+    (1, WELL_FORMED),
+    (
+        4,
+        st.one_of(
+            # The arena is an air-raid game: its own actions (the document names the others' by their mode).
+            *[action_of(kind) for kind in sorted(ACTIONS) if kind in airraid.HANDLERS],
+            st.fixed_dictionaries(
+                {"type": st.sampled_from(["create_game", "", "VOID", "__init__"]) | junk},
+                optional=dict.fromkeys(FIELDS, junk),
+            ),
+        ),
     ),
 )
 
