@@ -16,6 +16,8 @@ from flask.testing import FlaskClient, FlaskCliRunner
 from referee.web import create_app
 from referee.web.extensions import engine_of
 
+from .speed import QUICK
+
 POSTGRES_URL = os.environ.get("REFEREE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("REFEREE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -124,3 +126,13 @@ def live_server(tmp_path: Path) -> Iterator[tuple[str, str]]:
         yield server.base, server.link.split("token=", 1)[1]
     finally:
         server.stop()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In the quick loop (REFEREE_QUICK=1) leave out the slow tests, with the reason shown; CI runs them."""
+    if not QUICK:
+        return
+    skip = pytest.mark.skip(reason="the quick loop (REFEREE_QUICK=1) leaves the slow tests to CI")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

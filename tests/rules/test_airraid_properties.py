@@ -6,6 +6,7 @@ import json
 import random
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -254,6 +255,7 @@ def test_replay_equals_live_state(seed: int, limit: int) -> None:
     assert airraid.state_to_dict(restored) == airraid.state_to_dict(game.state)
 
 
+@pytest.mark.slow
 def test_a_long_random_game_reaches_an_end() -> None:
     # Planes lost as trophies can leave a team unable to attack: clubs play to a round limit.
     reasons = []

@@ -89,6 +89,7 @@ def play(rules: battleship.BattleshipRuleset, seed: int, level: str, check: bool
 # --- Legal shots -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["zeeslag", "zeeslag-salvo", "sjoslag"])
 @pytest.mark.parametrize("level", LEVELS)
 def test_whole_games_fire_only_at_squares_not_shot_and_not_known_water(name: str, level: str) -> None:
@@ -243,6 +244,7 @@ def test_placement_is_legal(name: str) -> None:
         assert check_fleet(rules.grid(), rules.sea, rules.fleet, ships) == []
 
 
+@pytest.mark.slow
 def test_placement_is_uniform_over_legal_fleets() -> None:
     kinds = {
         "destroyer": ShipKind("destroyer", "destroyer", Shape.from_text("XX")),
@@ -291,6 +293,7 @@ def test_the_same_seed_fires_the_same_shots(name: str, level: str) -> None:
     assert len({s for v in first for s in v}) == 8 * count
 
 
+@pytest.mark.slow
 def test_strong_sinks_the_classic_fleet_in_fewer_shots_than_easy() -> None:
     rules = ruleset("zeeslag")
     strong = [play(rules, seed, "strong", check=False) for seed in range(30)]

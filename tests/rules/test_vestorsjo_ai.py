@@ -69,6 +69,7 @@ def test_the_computer_only_makes_legal_actions(seed: int, scania: str, zealand: 
     _play({"scania": scania, "zealand": zealand}, seed, actions=80)
 
 
+@pytest.mark.slow
 def test_a_whole_game_on_the_real_map_is_legal() -> None:
     _play({"scania": "strong", "zealand": "easy"}, 5, map_data=_oresund(), actions=120)
 
@@ -203,6 +204,7 @@ def test_it_is_deterministic_given_its_seed() -> None:
     assert a == b
 
 
+@pytest.mark.slow
 def test_strong_beats_random_in_most_games() -> None:
     # Five games on the small map (about 5 s of CPU each; two in the quick loop): the 200-game
     # figure, and the time a move takes, are the benchmark's (bench/vestorsjo_ai.py).
