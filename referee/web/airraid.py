@@ -347,6 +347,8 @@ def api_devices(game_id: str) -> Any:
             .where(devices_t.c.game_id == game_id)
             .order_by(devices_t.c.created_at)
         ).all()
+    # A phone with a live socket is here now, whatever the time of its last request says.
+    live_now = live.connected_devices()
     return jsonify(
         {
             "devices": [
@@ -356,6 +358,7 @@ def api_devices(game_id: str) -> Any:
                     "name": r.name,
                     "created_at": r.created_at,
                     "last_seen_at": r.last_seen_at,
+                    "connected": r.id in live_now,
                     "revoked": r.token_revoked is not None or r.revoked_at is not None,
                 }
                 for r in rows

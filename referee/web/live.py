@@ -268,6 +268,12 @@ def disconnect_device(device_id: str) -> int:
     return len(sids)
 
 
+def connected_devices() -> set[str]:
+    """Return the joined phones with a live socket on this process (the referee's devices list says so)."""
+    with _lock:
+        return set(_devices.values())
+
+
 def disconnect_revoked(app: Flask) -> int:
     """Close this process's sockets of phones revoked anywhere; return how many were closed.
 

@@ -379,3 +379,18 @@ def test_revoking_a_phone_closes_its_open_socket(app: Flask, game: dict[str, Any
     device = next(d for d in game["referee"].get(f"/api/games/{gid}/devices").get_json()["devices"] if d["team"] == "A")
     assert game["referee"].delete(f"/api/games/{gid}/devices/{device['id']}").status_code == 200
     assert not sock.is_connected()
+
+
+def test_a_phone_with_a_live_socket_is_listed_as_connected(app: Flask, game: dict[str, Any]) -> None:
+    gid = game["id"]
+
+    def connected() -> dict[str, bool]:
+        listed = game["referee"].get(f"/api/games/{gid}/devices").get_json()["devices"]
+        return {d["team"]: d["connected"] for d in listed}
+
+    assert connected() == {"A": False, "B": False}
+    sock = socketio.test_client(app, flask_test_client=game["A"])
+    assert sock.emit("resync", {"game": gid, "seq": 0}, callback=True)["ok"]
+    assert connected() == {"A": True, "B": False}
+    sock.disconnect()
+    assert connected() == {"A": False, "B": False}

@@ -73,7 +73,7 @@ export function mount(ctx) {
       input.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') save.click(); });
       return el('li', { class: `device${d.revoked ? ' is-revoked' : ''}` },
         el('div', { class: 'device-name' }, teamMark(d.team), input, save),
-        el('div', { class: 'device-meta' }, el('span', { class: 'muted' }, `${t('ref.device_seen')}: ${ago(Number.isFinite(d.last_seen_at) ? now - d.last_seen_at : NaN)}`), revoke));
+        el('div', { class: 'device-meta' }, el('span', { class: d.connected ? 'device-live' : 'muted' }, d.connected && !d.revoked ? `● ${t('ref.device_connected')}` : `${t('ref.device_seen')}: ${ago(Number.isFinite(d.last_seen_at) ? now - d.last_seen_at : NaN)}`), revoke));
     }));
   }
   $('devices-refresh').addEventListener('click', loadDevices);
