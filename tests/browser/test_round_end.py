@@ -95,6 +95,12 @@ def test_time_is_a_moment_on_every_screen(playwright_api: Any, server: Server, l
                 api(referee_ctx, f"/api/games/{gid}/actions", {"action": action})
             referee.goto(f"{server.base}/g/{gid}/referee")
             expect(referee.locator("#round-phase")).not_to_be_empty()
+            # Every table fits its card on the referee's 1366 px screen, Czech headings too.
+            expect(referee.locator("#ledger tr").first).to_be_visible()
+            wide = referee.evaluate(
+                "() => [...document.querySelectorAll('.table-wrap')].filter((w) => w.scrollWidth > w.clientWidth + 1).length"
+            )
+            assert wide == 0, f"{wide} tables wider than their card"
             for page in phones.values():
                 page.reload()
             # Five seconds before 0:00: Ann and Bob have not fought their dogfight yet.
