@@ -15,7 +15,6 @@ Who is who in a game:
 from __future__ import annotations
 
 import logging
-import secrets
 import time
 from typing import Any, cast
 
@@ -34,7 +33,6 @@ from flask import (
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Table, select
 from werkzeug.exceptions import TooManyRequests
-from werkzeug.wrappers import Response
 
 from referee.models import Game, Token
 from referee.resources import resource_path
@@ -43,27 +41,17 @@ from referee.rules.errors import MalformedAction, RulesError
 from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.rules.ruleset import read_toml
 from referee.store import ABANDONED, reading
-from referee.web import live, modes, playing
+from referee.web import live, modes, playing, seats
 from referee.web.auth import (
     Access,
-    FailureLimiter,
     TokenKind,
-    client_key,
-    cookie_name,
     current_roles,
     current_team,
-    find_token,
-    issue_seat_link,
     issue_token,
-    join_team,
-    link_nonce,
-    reopen_seat,
-    seat_taken,
-    set_token_cookie,
 )
 from referee.web.extensions import db, socketio
 from referee.web.i18n import current_lang, say, say_all
-from referee.web.links import join_token, qr_svg
+from referee.web.links import qr_svg
 from referee.web.playing import load_any_state
 
 log = logging.getLogger(__name__)
@@ -207,24 +195,6 @@ def _text(body: dict[str, Any], key: str, default: str) -> str:
     return value.strip()
 
 
-def creation_limiter() -> FailureLimiter:
-    """The current app's limit of games started per client address."""
-    return cast(FailureLimiter, current_app.extensions["referee.bs_creations"])
-
-
-def check_creation_limit() -> None:
-    """Count one game started by this client address; 429 with Retry-After when it has none left.
-
-    Counted before any work: a refused request costs a dictionary lookup.
-    """
-    wait = creation_limiter().take(client_key())
-    if wait > 0:
-        raise TooManyRequests(
-            _("Too many new games from this device. Wait %(seconds)s seconds and try again.", seconds=int(wait) + 1),
-            retry_after=int(wait) + 1,
-        )
-
-
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
     """Create a Battleship game: {ruleset, opponent, name?, opponent_name?, level?, first?}.
 
@@ -259,48 +229,15 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
     # The play service creates it and lets the computer place its fleet at once.
     result = playing.play().create(bs.MODE, action, by="player:A").result
     gid = result.game_id
-    devices = {HOTSEAT if opponent == "hotseat" else "A": device_token(gid, HOTSEAT if opponent == "hotseat" else "A")}
+    seat = HOTSEAT if opponent == "hotseat" else "A"
+    devices = {seat: seats.device_token(gid, seat)}
     links: dict[str, Any] = {
         "play": url_for("battleship.play_page", game_id=gid, _external=True),
         "watch": url_for("battleship.watch_page", game_id=gid, _external=True),
     }
     if opponent == "friend":
-        links["join"] = {"B": join_link(gid, "B")}  # a new game: seat B is free
+        links["join"] = {"B": seats.join_link("battleship.play_page", gid, "B")}  # a new game: seat B is free
     return {"game": gid, "links": links, "devices": devices}
-
-
-def device_token(game_id: str, subject: str) -> str:
-    """Issue a device token for a side of a game (a single-use join, spent at once); return it raw.
-
-    The join spends every other link to the same side too, so the side is this browser's.
-    """
-    join = issue_token(db.engine, TokenKind.SEAT_JOIN, game_id=game_id, subject=subject, label="creator")
-    info = find_token(db.engine, join.token)
-    assert info is not None
-    _device, device = join_team(db.engine, info, name=subject)
-    return device.token
-
-
-def _seat_url(game_id: str, player: str, nonce: str) -> str:
-    return url_for("battleship.play_page", game_id=game_id, t=join_token(game_id, player, nonce), _external=True)
-
-
-def join_link(game_id: str, player: str) -> str | None:
-    """Return the single-use link (for the QR code) to a seat no phone holds yet; None once one does.
-
-    The raw token is derived from the secret key and a nonce kept in its label (as the air-raid
-    team links are), so player A's page shows the same link again after a reload.
-    """
-    if seat_taken(db.engine, game_id, player):
-        return None
-    nonce = link_nonce(db.engine, game_id, TokenKind.SEAT_JOIN, player)
-    if nonce is None:
-        nonce = secrets.token_urlsafe(12)
-        if not issue_seat_link(
-            db.engine, game_id, player, raw=join_token(game_id, player, nonce), label=f"nonce:{nonce}"
-        ):
-            return None  # a phone took the seat meanwhile
-    return _seat_url(game_id, player, nonce)
 
 
 def new_invite(game_id: str, state: bs.State) -> list[str]:
@@ -309,23 +246,12 @@ def new_invite(game_id: str, state: bs.State) -> list[str]:
         abort(403, description=_("Only player A of a game against a friend may invite the friend again."))
     if state.phase == "over":
         abort(409, description=_("The game is over."))
-    nonce = secrets.token_urlsafe(12)
-    revoked = reopen_seat(db.engine, game_id, "B", raw=join_token(game_id, "B", nonce), label=f"nonce:{nonce}")
-    for device_id in revoked:
-        live.disconnect_device(device_id)  # other processes cut theirs within REVOKED_EVERY
-    return revoked
+    return seats.new_invite(game_id, "B")
 
 
 def against_friend(state: bs.State) -> bool:
     """Tell whether a game is between two phones (not pass-and-play, not against the computer)."""
     return not state.hotseat and all(s.computer is None for s in state.players.values())
-
-
-def with_device_cookies(response: Response, game_id: str, devices: dict[str, str]) -> Response:
-    """Set the device cookie(s) a creator's browser gets."""
-    for _subject, raw in devices.items():
-        set_token_cookie(response, cookie_name(TokenKind.DEVICE, game_id), raw)
-    return response
 
 
 def rematch(game_id: str, state: bs.State, role: Role) -> dict[str, Any]:
@@ -367,7 +293,7 @@ def rematch(game_id: str, state: bs.State, role: Role) -> dict[str, Any]:
     subject = side if side in (*bs.PLAYERS, HOTSEAT) else role.subject
     return {
         "game": str(found),
-        "devices": {subject: device_token(str(found), subject)},
+        "devices": {subject: seats.device_token(str(found), subject)},
         "links": {"play": url_for("battleship.play_page", game_id=found, _external=True)},
     }
 
@@ -398,7 +324,7 @@ def lobby() -> Any:
         return render_template("battleship/lobby.html", rulesets=ruleset_choices(), form={}, error=None)
     form = request.form.to_dict()
     try:
-        check_creation_limit()
+        seats.check_creation_limit(bs.MODE)
     except TooManyRequests as exc:
         page = render_template("battleship/lobby.html", rulesets=ruleset_choices(), form=form, error=exc.description)
         refused = make_response(page, 429)
@@ -411,7 +337,7 @@ def lobby() -> Any:
             "battleship/lobby.html", rulesets=ruleset_choices(), form=form, error=say(exc.message)
         ), 400
     response = redirect(url_for("battleship.play_page", game_id=created["game"]), code=303)
-    return with_device_cookies(response, created["game"], created["devices"])
+    return seats.with_device_cookies(response, created["game"], created["devices"])
 
 
 @bp.get("/b/<game_id>")
@@ -428,7 +354,7 @@ def play_page(game_id: str) -> Any:
     data: dict[str, Any] = {"hotseat": current_team(game_id) == HOTSEAT}
     invite = None
     if against_friend(state) and current_team(game_id) == "A":
-        url = join_link(game_id, "B")
+        url = seats.join_link("battleship.play_page", game_id, "B")
         invite = {"url": url, "qr": qr_svg(url, 6) if url else None, "joined": url is None}
     return page("battleship/play.html", game_id, role, state, data=data, invite=invite)
 
@@ -454,7 +380,7 @@ def rematch_page(game_id: str) -> Any:
     state = load_game(game_id)
     created = rematch(game_id, state, role_in(game_id, None, state))
     response = redirect(url_for("battleship.play_page", game_id=created["game"]), code=303)
-    return with_device_cookies(response, created["game"], created["devices"])
+    return seats.with_device_cookies(response, created["game"], created["devices"])
 
 
 @bp.get("/battleship/scores")
@@ -507,11 +433,11 @@ def _json() -> dict[str, Any]:
 @bp.post("/api/battleship/games")
 def api_create() -> Any:
     """Create a game; the caller's browser becomes player A (or both, pass-and-play)."""
-    check_creation_limit()
+    seats.check_creation_limit(bs.MODE)
     created = create_game(_json())
     response = jsonify({"game": created["game"], "links": created["links"]})
     response.status_code = 201
-    return with_device_cookies(response, created["game"], created["devices"])
+    return seats.with_device_cookies(response, created["game"], created["devices"])
 
 
 @bp.post("/api/battleship/games/<game_id>/rematch")
@@ -520,7 +446,7 @@ def api_rematch(game_id: str) -> Any:
     state = load_game(game_id)
     created = rematch(game_id, state, role_in(game_id, None, state))
     response = jsonify({"game": created["game"], "links": created["links"]})
-    return with_device_cookies(response, created["game"], created["devices"])
+    return seats.with_device_cookies(response, created["game"], created["devices"])
 
 
 @bp.get("/api/battleship/scores")
@@ -531,7 +457,5 @@ def api_scores() -> Any:
 
 def init_app(app: Any) -> None:
     """Register the Battleship blueprint and its limit of games per client address."""
-    app.extensions["referee.bs_creations"] = FailureLimiter(
-        limit=int(app.config["BATTLESHIP_GAMES_PER_MINUTE"]), window=60.0
-    )
+    seats.init_app(app, bs.MODE)
     app.register_blueprint(bp)

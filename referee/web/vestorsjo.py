@@ -18,16 +18,14 @@ from each view.
 from __future__ import annotations
 
 import math
-import secrets
 import time
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any
 
 from flask import (
     Blueprint,
     Flask,
     abort,
-    current_app,
     jsonify,
     make_response,
     redirect,
@@ -38,7 +36,6 @@ from flask import (
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from markupsafe import Markup, escape
 from werkzeug.exceptions import TooManyRequests
-from werkzeug.wrappers import Response
 
 from referee.resources import resource_path
 from referee.rules import vestorsjo as vs
@@ -47,27 +44,15 @@ from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.rules.ruleset import read_toml
 from referee.rules.vestorsjo.hexes import Edge, Hex, Vertex
 from referee.store import ABANDONED
-from referee.web import live, modes, playing
+from referee.web import modes, playing, seats
 from referee.web.auth import (
     Access,
-    FailureLimiter,
-    TokenKind,
-    client_key,
-    cookie_name,
     current_roles,
     current_team,
-    find_token,
-    issue_seat_link,
-    issue_token,
-    join_team,
-    link_nonce,
-    reopen_seat,
-    seat_taken,
-    set_token_cookie,
 )
 from referee.web.extensions import db
 from referee.web.i18n import current_lang, say, say_all
-from referee.web.links import join_token, qr_svg
+from referee.web.links import qr_svg
 from referee.web.playing import load_any_state
 
 bp = Blueprint("vestorsjo", __name__)
@@ -79,7 +64,6 @@ DICE = ("server", "physical")
 HOST = "scania"  # the creator's side: Scania moves first
 GUEST = "zealand"  # the invited friend's side, or the computer's
 BOTH = "both"  # the device subject of a pass-and-play tablet: it acts as the side to move
-CREATIONS = "referee.vs_creations"
 
 
 # --- Roles and views -------------------------------------------------------------------------
@@ -292,21 +276,6 @@ def _choice(body: dict[str, Any], key: str, allowed: tuple[str, ...], default: s
     return str(value)
 
 
-def creation_limiter() -> FailureLimiter:
-    """The current app's limit of Vestorsjø games started per client address."""
-    return cast(FailureLimiter, current_app.extensions[CREATIONS])
-
-
-def check_creation_limit() -> None:
-    """Count one game started by this client address; 429 with Retry-After when it has none left."""
-    wait = creation_limiter().take(client_key())
-    if wait > 0:
-        raise TooManyRequests(
-            _("Too many new games from this device. Wait %(seconds)s seconds and try again.", seconds=int(wait) + 1),
-            retry_after=int(wait) + 1,
-        )
-
-
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
     """Create a Vestorsjø game: {opponent, dice, level?, start?}; return the game, links and device tokens.
 
@@ -338,35 +307,8 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         "watch": url_for("vestorsjo.watch_page", game_id=gid, _external=True),
     }
     if opponent == "friend":
-        links["join"] = {GUEST: join_link(gid)}
-    return {"game": gid, "links": links, "devices": {subject: device_token(gid, subject)}}
-
-
-def device_token(game_id: str, subject: str) -> str:
-    """Issue a device token for a side (or both) of a game, through a single-use join spent at once."""
-    join = issue_token(db.engine, TokenKind.SEAT_JOIN, game_id=game_id, subject=subject, label="creator")
-    info = find_token(db.engine, join.token)
-    assert info is not None
-    _device, device = join_team(db.engine, info, name=subject)
-    return device.token
-
-
-def _seat_url(game_id: str, nonce: str) -> str:
-    return url_for("vestorsjo.play_page", game_id=game_id, t=join_token(game_id, GUEST, nonce), _external=True)
-
-
-def join_link(game_id: str) -> str | None:
-    """Return the single-use link to the Zealand seat while no phone holds it; None once one does."""
-    if seat_taken(db.engine, game_id, GUEST):
-        return None
-    nonce = link_nonce(db.engine, game_id, TokenKind.SEAT_JOIN, GUEST)
-    if nonce is None:
-        nonce = secrets.token_urlsafe(12)
-        if not issue_seat_link(
-            db.engine, game_id, GUEST, raw=join_token(game_id, GUEST, nonce), label=f"nonce:{nonce}"
-        ):
-            return None
-    return _seat_url(game_id, nonce)
+        links["join"] = {GUEST: seats.join_link("vestorsjo.play_page", gid, GUEST)}
+    return {"game": gid, "links": links, "devices": {subject: seats.device_token(gid, subject)}}
 
 
 def against_friend(game_id: str, state: vs.State) -> bool:
@@ -374,13 +316,6 @@ def against_friend(game_id: str, state: vs.State) -> bool:
     if current_team(game_id) != HOST or not state.log:
         return False
     return "computer" not in state.log[0].data
-
-
-def with_device_cookies(response: Response, game_id: str, devices: dict[str, str]) -> Response:
-    """Set the device cookie a creator's browser gets."""
-    for raw in devices.values():
-        set_token_cookie(response, cookie_name(TokenKind.DEVICE, game_id), raw)
-    return response
 
 
 # --- Pages -----------------------------------------------------------------------------------
@@ -414,7 +349,7 @@ def new_game() -> Any:
         return _new_game_page({}, None)
     form = request.form.to_dict()
     try:
-        check_creation_limit()
+        seats.check_creation_limit(vs.MODE)
     except TooManyRequests as exc:
         refused = make_response(*_new_game_page(form, exc.description, 429))
         refused.headers["Retry-After"] = str(exc.retry_after)
@@ -424,7 +359,7 @@ def new_game() -> Any:
     except RulesError as exc:
         return _new_game_page(form, say(exc.message), 400)
     response = redirect(url_for("vestorsjo.play_page", game_id=created["game"]), code=303)
-    return with_device_cookies(response, created["game"], created["devices"])
+    return seats.with_device_cookies(response, created["game"], created["devices"])
 
 
 @bp.get("/v/<game_id>")
@@ -440,7 +375,7 @@ def play_page(game_id: str) -> Any:
     device = current_team(game_id)
     invite = None
     if against_friend(game_id, state):
-        url = join_link(game_id)
+        url = seats.join_link("vestorsjo.play_page", game_id, GUEST)
         invite = {"url": url, "qr": Markup(qr_svg(url, 6)) if url else None, "joined": url is None}
     computer = state.log[0].data.get("computer") if state.log else None
     data = {"hotseat": device == BOTH, "device": device, "computer": computer}
@@ -455,10 +390,7 @@ def invite_page(game_id: str) -> Any:
         abort(403, description=_("Only Scania's device of a game against a friend may invite the friend again."))
     if state.outcome is not None:
         abort(409, description=_("The game is over."))
-    nonce = secrets.token_urlsafe(12)
-    revoked = reopen_seat(db.engine, game_id, GUEST, raw=join_token(game_id, GUEST, nonce), label=f"nonce:{nonce}")
-    for device_id in revoked:
-        live.disconnect_device(device_id)
+    seats.new_invite(game_id, GUEST)
     return redirect(url_for("vestorsjo.play_page", game_id=game_id), code=303)
 
 
@@ -475,19 +407,19 @@ def watch_page(game_id: str) -> Any:
 @bp.post("/api/vestorsjo/games")
 def api_create() -> Any:
     """Create a game: {opponent, dice, level?, start?}; the caller's browser gets Scania (or both sides)."""
-    check_creation_limit()
+    seats.check_creation_limit(vs.MODE)
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
         raise MalformedAction("send a JSON object (Content-Type: application/json)")
     created = create_game(body)
     response = jsonify({"game": created["game"], "links": created["links"]})
     response.status_code = 201
-    return with_device_cookies(response, created["game"], created["devices"])
+    return seats.with_device_cookies(response, created["game"], created["devices"])
 
 
 def init_app(app: Flask) -> None:
     """Register the Vestorsjø blueprint, its web side, and its limit of games per client address."""
-    app.extensions[CREATIONS] = FailureLimiter(limit=int(app.config["BATTLESHIP_GAMES_PER_MINUTE"]), window=60.0)
+    seats.init_app(app, vs.MODE)
     modes.register(
         modes.WebMode(name=vs.MODE, state_type=vs.State, role_in=role_in, view_of=view_of, push_roles=push_roles)
     )
