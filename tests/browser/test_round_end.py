@@ -98,7 +98,8 @@ def test_time_is_a_moment_on_every_screen(playwright_api: Any, server: Server, l
             # Every table fits its card on the referee's 1366 px screen, Czech headings too.
             expect(referee.locator("#ledger tr").first).to_be_visible()
             wide = referee.evaluate(
-                "() => [...document.querySelectorAll('.table-wrap')].filter((w) => w.scrollWidth > w.clientWidth + 1).length"
+                "() => [...document.querySelectorAll('.table-wrap')]"
+                ".filter((w) => w.scrollWidth > w.clientWidth + 1).length"
             )
             assert wide == 0, f"{wide} tables wider than their card"
             for page in phones.values():
