@@ -48,8 +48,12 @@ def squares_of(fleet: list[tuple[str, str]]) -> set[str]:
 
 
 def appears(square: str, text: str) -> bool:
-    """A square's name as a token of its own (C4 is not inside C40 or "GC4")."""
-    return re.search(rf"(?<![A-Za-z0-9]){re.escape(square)}(?![0-9])", text) is not None
+    """A square's name as a token of its own (C4 is not inside C40, "GC4" or a random id's "-C4x").
+
+    Game ids, device tokens and invite links are base64url (letters, digits, "-" and "_"): any of
+    them may spell a square inside it by chance, which is no leak.
+    """
+    return re.search(rf"(?<![A-Za-z0-9_-]){re.escape(square)}(?![A-Za-z0-9_-])", text) is not None
 
 
 def leaked(hidden: set[str], text: str) -> set[str]:
