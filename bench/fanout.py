@@ -12,13 +12,18 @@ screen), three joined phones a team (several screens each: joining costs setup t
 goes to the rooms of a role and a language) and public watchers; every third screen reads
 English, the rest Czech, so the views are made in two languages.
 
-Per run: a real `referee serve` (gunicorn's threaded worker, `--threads` = sockets + 50, since
-each open websocket holds a thread) with the screens' Socket.IO clients in separate processes
-(about 400 sockets each, at least 2 processes), and the referees' sockets in this process. Then
-the baseline: bench/bare_server.py, a bare python-socketio server in the same async mode served
-the same way, that broadcasts a message of our views' mean size to the same rooms. Prints, per
-delivery and per report (until the last screen has it), p50/p99/max in ms, the missed
-deliveries, the server's peak threads and RSS, and ours/bare ratios. Needs the `bench` extra.
+Per run: a real `referee serve`, served as it is by default (`--server gevent`: one process, one
+event loop, an open websocket a greenlet; `--mode threading` serves it on gunicorn's threaded
+worker instead, `--threads` = sockets + 50), with the screens' Socket.IO clients in separate
+processes (about 400 sockets each, at least 2 processes), and the referees' sockets in this
+process. Then the baseline: bench/bare_server.py, a bare python-socketio server in the same async
+mode served the same way, that broadcasts a message of the size our pushes had (the mean bytes a
+screen got per report: change sets, after each room's first whole view) to the same rooms.
+Prints, per delivery and per report (until the last screen has it), p50/p99/max in ms, the
+missed deliveries, the server's peak threads and RSS, the bytes pushed per report to one screen,
+and ours/bare ratios; then, as the last line of each scenario, one summary line for other tools:
+`scenario=A p50_ms=… p99_ms=… bare_p99_ms=… cpu_ms=… bare_cpu_ms=… missed=…` (per delivery;
+CPU ms per report). Needs the `bench` extra.
 """
 
 from __future__ import annotations
@@ -291,7 +296,8 @@ def worker() -> None:
     logging.getLogger("socketio.client").setLevel(logging.CRITICAL)
     spec = json.loads(sys.stdin.readline())
     arrivals: dict[str, dict[int, list[float]]] = {}
-    sizes: list[int] = []
+    sizes: list[int] = []  # bytes of every push after a screen's first
+    firsts: list[int] = []  # bytes of each screen's first push (a whole view)
     clients: list[Any] = []
     errors: list[str] = []
     drops = [0]
@@ -302,17 +308,19 @@ def worker() -> None:
         client = socketio.AsyncClient(reconnection=False)
         measured = [False]
 
-        async def on_view(msg: dict[str, Any]) -> None:
+        async def on_push(msg: dict[str, Any]) -> None:
+            # A whole view or a change set: either is the screen's update of that seq.
             now = time.perf_counter()
             arrivals.setdefault(game, {}).setdefault(int(msg["seq"]), []).append(now)
-            if not measured[0]:
-                measured[0] = True
-                sizes.append(len(json.dumps(msg, separators=(",", ":"))))
+            size = len(json.dumps(msg, separators=(",", ":")))
+            (sizes if measured[0] else firsts).append(size)
+            measured[0] = True
 
         async def on_disconnect(*_: Any) -> None:
             drops[0] += 1
 
-        client.on("view", on_view)
+        client.on("view", on_push)
+        client.on("changes", on_push)
         client.on("disconnect", on_disconnect)
         async with gate:
             try:
@@ -339,7 +347,7 @@ def worker() -> None:
             flush=True,
         )
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)  # "stop"
-        data = json.dumps({"arrivals": arrivals, "sizes": sizes, "dropped": drops[0]})
+        data = json.dumps({"arrivals": arrivals, "sizes": sizes, "firsts": firsts, "dropped": drops[0]})
         try:
             print(data, flush=True)
         finally:
@@ -389,14 +397,15 @@ def start_screens(url: str, join: str, sockets: list[dict[str, str]], nprocs: in
     return screens
 
 
-def stop_screens(screens: Screens) -> tuple[dict[str, dict[int, list[float]]], list[int], int]:
-    """Tell the client processes to stop; merge their arrivals (game -> seq -> times)."""
+def stop_screens(screens: Screens) -> tuple[dict[str, dict[int, list[float]]], list[int], list[int], int]:
+    """Tell the client processes to stop; merge their arrivals (game -> seq -> times) and push sizes."""
     for proc in screens.procs:
         assert proc.stdin is not None
         proc.stdin.write("stop\n")
         proc.stdin.flush()
     arrivals: dict[str, dict[int, list[float]]] = {}
     sizes: list[int] = []
+    firsts: list[int] = []
     dropped = 0
     for proc in screens.procs:
         out, _ = proc.communicate(timeout=120)
@@ -405,8 +414,9 @@ def stop_screens(screens: Screens) -> tuple[dict[str, dict[int, list[float]]], l
             for seq, times in by_seq.items():
                 arrivals.setdefault(game, {}).setdefault(int(seq), []).extend(times)
         sizes += data["sizes"]
+        firsts += data["firsts"]
         dropped += data["dropped"]
-    return arrivals, sizes, dropped
+    return arrivals, sizes, firsts, dropped
 
 
 # --- Reporting ---------------------------------------------------------------------------------
@@ -425,7 +435,8 @@ class Result:
     dropped: int = 0
     peak_threads: int = 0
     peak_rss_mb: float = 0.0
-    mean_size: float = 0.0
+    mean_size: float = 0.0  # bytes per push to one screen, after its first
+    first_size: float = 0.0  # bytes of a screen's first push: its whole view
     cpu_share: float = 0.0  # the server's CPU time over the reporting time (1.0 = one core busy)
     cpu_ms_per_report: float = 0.0
     errors: list[str] = field(default_factory=list)
@@ -532,7 +543,7 @@ def run_one(
     result.cpu_share = (cpu_seconds(server.proc.pid) - cpu0) / (time.perf_counter() - t0)
     result.cpu_ms_per_report = (cpu_seconds(server.proc.pid) - cpu0) * 1000 / max(1, len(sent))
     time.sleep(GRACE)
-    arrivals, sizes, result.dropped = stop_screens(screens)
+    arrivals, sizes, firsts, result.dropped = stop_screens(screens)
     result.peak_threads, result.peak_rss_mb = server.peak_threads, server.peak_rss_mb
     for client, _gid in senders:
         client.disconnect()
@@ -547,6 +558,7 @@ def run_one(
         if len(got) >= want and lat:
             result.all_screens.append(max(lat))
     result.mean_size = sum(sizes) / len(sizes) if sizes else 0.0
+    result.first_size = sum(firsts) / len(firsts) if firsts else 0.0
     log = "".join(server.output)
     busy, tracebacks = log.count("database busy"), log.count("Traceback")
     if busy or tracebacks:
@@ -644,7 +656,8 @@ def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse
         finally:
             server.stop()
     if not args.no_bare:
-        size = int(ours.mean_size) or 2000
+        # The bare message is as long as our mean push: {"seq":n,"view":{"pad":"…"}} is 28 bytes and the pad.
+        size = max(1, int(ours.mean_size) - 28) if ours.mean_size else 2000
         bare = start_bare(args.mode, threads)
         try:
             rooms = {f"g{i}": [""] * (per_game - 1) for i in range(games_n)}
@@ -659,11 +672,27 @@ def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse
             )
         finally:
             bare.stop()
+    served = "gevent, one event loop" if args.mode == "gevent" else f"threading, {threads} gunicorn threads"
     print_table(
         f"Scenario {name}: {games_n} game(s) × {per_game} screens = {sockets} sockets, {rate:g} report(s)/s per game, "
-        f"{args.seconds:g} s; screens in {nprocs} client processes; {args.mode} mode, {threads} server threads; "
-        f"view message ≈ {ours.mean_size:.0f} bytes (bare sends the same); setup {setup:.0f} s",
+        f"{args.seconds:g} s; screens in {nprocs} client processes; {served}; setup {setup:.0f} s",
         results,
+    )
+    print(
+        f"bytes pushed per report to one screen: {ours.mean_size:.0f} (a screen's first push, its whole view: "
+        f"{ours.first_size:.0f}); the bare server sends {ours.mean_size:.0f}"
+    )
+    print(summary_line(name, ours, results[1] if len(results) > 1 else None), flush=True)
+
+
+def summary_line(name: str, ours: Result, bare: Result | None) -> str:
+    """The scenario's one line for other tools: per-delivery p50/p99 in ms, CPU ms per report, missed updates."""
+    bare_p99 = pct(bare.deliveries, 0.99) if bare else float("nan")
+    bare_cpu = bare.cpu_ms_per_report if bare else float("nan")
+    return (
+        f"scenario={name} p50_ms={pct(ours.deliveries, 0.5):.1f} p99_ms={pct(ours.deliveries, 0.99):.1f} "
+        f"bare_p99_ms={bare_p99:.1f} cpu_ms={ours.cpu_ms_per_report:.2f} bare_cpu_ms={bare_cpu:.2f} "
+        f"missed={ours.missed}"
     )
 
 

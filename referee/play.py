@@ -32,8 +32,15 @@ MAX_AUTOMATIC = 500
 class Publisher(Protocol):
     """How the play service tells the screens: the web layer's pushes."""
 
-    def publish(self, game_id: str, state: Any) -> Mapping[tuple[Role, str], Any]:
-        """Send every audience of a game its fresh view; return the views made, by (role, language)."""
+    def publish(
+        self, game_id: str, state: Any, since: int | None = None, device_id: str | None = None
+    ) -> Mapping[tuple[Role, str], Any]:
+        """Send every audience of a game its fresh view; return the views made, by (role, language).
+
+        `since` is the version the change started from (its first event's seq less one), so an
+        audience can be sent what changed since then; None when unknown (a duplicate's answer).
+        `device_id` is the phone that sent the change, if one did.
+        """
 
 
 @dataclass
@@ -80,7 +87,7 @@ class Play:
         result = self.store.execute(
             game_id, action, at=self.clock(), by=role, device_id=device_id, client_id=client_id, version=version
         )
-        pushed = self.publisher.publish(game_id, result.state)
+        pushed = self.publisher.publish(game_id, result.state, since=_since(result), device_id=device_id)
         state = result.state if result.duplicate else self.follow(game_id, result.mode, result.state)
         return Acted(result, state, pushed)
 
@@ -101,7 +108,7 @@ class Play:
             except RulesError:
                 log.exception("the automatic move %s was refused in game %s", action.get("type"), game_id)
                 break
-            self.publisher.publish(game_id, result.state)
+            self.publisher.publish(game_id, result.state, since=_since(result))
             state = result.state
         return state
 
@@ -126,6 +133,13 @@ class Play:
                 result = self.store.execute(game_id, dict(action), at=now, by=by)
             except (StoreError, RulesError):
                 continue  # gone, busy, or another process acted first
-            self.publisher.publish(game_id, result.state)
+            self.publisher.publish(game_id, result.state, since=_since(result))
             acted.append(game_id)
         return acted
+
+
+def _since(result: Result) -> int | None:
+    """Return the version a stored change started from, or None (a duplicate, or nothing stored)."""
+    if result.duplicate or not result.events:
+        return None
+    return int(result.events[0].seq) - 1

@@ -315,7 +315,9 @@ class _Versions:
     def __init__(self) -> None:
         self.seen: list[int] = []
 
-    def publish(self, game_id: str, state: Any) -> Mapping[tuple[Role, str], Any]:
+    def publish(
+        self, game_id: str, state: Any, since: int | None = None, device_id: str | None = None
+    ) -> Mapping[tuple[Role, str], Any]:
         """Note the version; no screen listens."""
         self.seen.append(int(state.version))
         return {}

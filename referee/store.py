@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import random
 import re
@@ -342,6 +343,11 @@ class Store:
         self.engine = engine
         self.modes: Mapping[str, Mode] = MODES if modes is None else modes
         self.snapshot_every = max(1, snapshot_every)
+        # Set when a write here stores a deadline sooner than the round clock means to wake
+        # (`clock_wakes_at`, which the clock keeps): the clock sleeps on it. A round paused and
+        # resumed five minutes from its end does not wake it.
+        self.deadlines_moved = threading.Event()
+        self.clock_wakes_at = -math.inf
         self._cache: dict[str, _Cached] = {}
         self._lock = threading.Lock()
 
@@ -361,10 +367,7 @@ class Store:
         return (maker or Event.from_dict)(d)
 
     def _row_to_event(self, mode: Mode, row: Any) -> Any:
-        return self._event_from_dict(
-            mode,
-            {"seq": row.seq, "kind": row.kind, "data": json.loads(row.data), "at": row.at, "by": row.by},
-        )
+        return self._event_from_dict(mode, _row_dict(row))
 
     def _read(self) -> AbstractContextManager[Connection]:
         """A read-only transaction (DEFERRED on SQLite)."""
@@ -404,12 +407,30 @@ class Store:
                 state = mode.replay(events)
                 self._remember(game.id, game.mode, state, game.seq)
                 return mode, state
-            state, version = mode.state_from_dict(json.loads(snap.state)), snap.seq
+            data = json.loads(snap.state)
+            if data.pop(_LOG_IN_EVENTS, False):
+                # The snapshot left its log to the events table: read it back, unfolded.
+                data["log"] = [_row_dict(r) for r in self._events_rows(conn, game.id, 0, snap.seq)]
+            state, version = mode.state_from_dict(data), snap.seq
         if version < game.seq:
             for row in self._events_rows(conn, game.id, version, game.seq):
                 state = mode.fold(state, self._row_to_event(mode, row))
             self._remember(game.id, game.mode, state, game.seq)
         return mode, state
+
+    def _write_snapshot(self, game_id: str, mode: Mode, state: Any, version: int) -> None:
+        """Store a snapshot in a transaction of its own, after the action's has committed."""
+        # Outside the action's write transaction, so encoding it never holds the write lock; a
+        # snapshot is only a shortcut, so one lost to a race or a busy database costs nothing.
+        body = _snapshot(mode, state)
+        try:
+            retry_busy(lambda: self._insert_snapshot(game_id, version, body))
+        except (IntegrityError, OperationalError):
+            log.warning("snapshot of game %s at %d not written", game_id, version, exc_info=True)
+
+    def _insert_snapshot(self, game_id: str, version: int, body: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(insert(snapshots_t).values(game_id=game_id, seq=version, state=body))
 
     def _remember(self, game_id: str, mode_name: str, state: Any, version: int) -> None:
         with self._lock:
@@ -472,12 +493,11 @@ class Store:
                 )
                 conn.execute(insert(events_t), [_event_row(gid, ev, 1, None, None) for ev in events])
                 if version >= self.snapshot_every:
-                    conn.execute(
-                        insert(snapshots_t).values(game_id=gid, seq=version, state=_dumps(mode.state_to_dict(state)))
-                    )
+                    conn.execute(insert(snapshots_t).values(game_id=gid, seq=version, state=_snapshot(mode, state)))
 
         retry_busy(run)
         self._remember(gid, mode_name, state, version)
+        self._deadline_stored(_deadline(mode, state))
         return Result(gid, events, state, version, mode=mode_name)
 
     def load(self, game_id: str) -> tuple[Any, int]:
@@ -513,6 +533,7 @@ class Store:
         the mode can refuse a stale action.
         """
         extra: dict[str, Any] = {} if version is None else {"version": version}
+        moved: list[float | None] = [None]
 
         def run() -> Result:
             with self.engine.begin() as conn:
@@ -548,22 +569,20 @@ class Store:
                     ],
                 )
                 new_version = events[-1].seq
+                deadline = _deadline(mode, new_state)
+                moved[0] = deadline if deadline != game.deadline else None
                 conn.execute(
                     update(games_t)
                     .where(games_t.c.id == game_id)
-                    .values(
-                        seq=new_version, status=_status(new_state), deadline=_deadline(mode, new_state), updated_at=at
-                    )
+                    .values(seq=new_version, status=_status(new_state), deadline=deadline, updated_at=at)
                 )
-                if new_version // self.snapshot_every > current // self.snapshot_every:
-                    conn.execute(
-                        insert(snapshots_t).values(
-                            game_id=game_id, seq=new_version, state=_dumps(mode.state_to_dict(new_state))
-                        )
-                    )
                 result = Result(game_id, list(events), new_state, new_version, mode=str(game.mode))
+                due = new_version // self.snapshot_every > current // self.snapshot_every
             # Committed: only now may other threads see the new state in the cache.
             self._remember(game_id, game.mode, new_state, new_version)
+            self._deadline_stored(moved[0])
+            if due:
+                self._write_snapshot(game_id, mode, new_state, new_version)
             return result
 
         try:
@@ -636,6 +655,16 @@ class Store:
             stmt = select(games_t.c.id).where(games_t.c.deadline.is_not(None), games_t.c.deadline <= now)
             return [r.id for r in conn.execute(stmt.order_by(games_t.c.deadline))]
 
+    def _deadline_stored(self, deadline: float | None) -> None:
+        if deadline is not None and deadline < self.clock_wakes_at:
+            self.deadlines_moved.set()
+
+    def earliest_deadline(self) -> float | None:
+        """Return the soonest stored deadline of any game, or None when no clock runs anywhere."""
+        with self._read() as conn:
+            value = conn.execute(select(func.min(games_t.c.deadline))).scalar()
+        return None if value is None else float(value)
+
     def refresh_deadline(self, game_id: str) -> float | None:
         """Store the deadline a game's state really has; return it.
 
@@ -687,6 +716,24 @@ class Store:
         """Return how many events a game has stored."""
         with self._read() as conn:
             return int(conn.execute(select(func.count()).where(events_t.c.game_id == game_id)).scalar_one())
+
+
+# A snapshot's marker that its state's `log` was left out: the events table holds it already,
+# and a snapshot that carried it would grow with the square of the game's length.
+_LOG_IN_EVENTS = "_log_in_events"
+
+
+def _snapshot(mode: Mode, state: Any) -> str:
+    """Encode a state for the snapshots table, without the log the events table holds."""
+    log_free = getattr(mode, "snapshot_to_dict", None)
+    if log_free is None:
+        return _dumps(mode.state_to_dict(state))
+    return _dumps({**log_free(state), _LOG_IN_EVENTS: True})
+
+
+def _row_dict(row: Any) -> dict[str, Any]:
+    """Return an events-table row as the dict its Event was made from."""
+    return {"seq": row.seq, "kind": row.kind, "data": json.loads(row.data), "at": row.at, "by": row.by}
 
 
 def _event_row(game_id: str, ev: Any, batch_seq: int, device_id: str | None, client_id: str | None) -> dict[str, Any]:

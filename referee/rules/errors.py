@@ -117,6 +117,39 @@ class _Joined(list[str]):
         return self.sep.join(str(i) for i in self)
 
 
+def message_to_data(value: object) -> object:
+    """Return a message (a Msg, a Name, joined messages) as JSON-able data that keeps its translations."""
+    if isinstance(value, Msg):
+        return {"$msg": value.template, "params": {k: message_to_data(v) for k, v in value.params.items()}}
+    if isinstance(value, Name):
+        return {"$name": str(value), "names": dict(value.names)}
+    if isinstance(value, _Joined):
+        return {"$joined": value.sep, "items": [message_to_data(i) for i in value]}
+    if isinstance(value, list):
+        return [message_to_data(i) for i in value]
+    return value
+
+
+def message_from_data(data: object) -> object:
+    """Rebuild a message from `message_to_data` output; other data passes unchanged."""
+    if isinstance(data, dict):
+        if "$msg" in data:
+            params = data.get("params") or {}
+            return Msg(str(data["$msg"]), **{str(k): message_from_data(v) for k, v in params.items()})
+        if "$name" in data:
+            return Name(str(data["$name"]), {str(k): str(v) for k, v in (data.get("names") or {}).items()})
+        if "$joined" in data:
+            return _Joined(str(data["$joined"]), [str(message_from_data(i)) for i in data.get("items") or []])
+    if isinstance(data, list):
+        return [message_from_data(i) for i in data]
+    return data
+
+
+def is_message_data(data: object) -> bool:
+    """Tell whether data is a message as `message_to_data` writes it."""
+    return isinstance(data, dict) and bool(data.keys() & {"$msg", "$name", "$joined"})
+
+
 def _english(value: object) -> object:
     if isinstance(value, _Joined):
         return str(value)

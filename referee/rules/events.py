@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, Union
 
-from .errors import MalformedAction, Msg
+from .errors import MalformedAction, Msg, Name, is_message_data, message_from_data, message_to_data
 from .grid import Square
 
 JSON = dict[str, Any]
@@ -158,20 +158,28 @@ def parse_throws(data: object, sides: tuple[str, str]) -> list[Throw]:
 # serialisers that could drift from the classes they mirror.
 
 
-def encode(value: Any) -> Any:
-    """Turn state values (dataclasses, squares, sets, tuples) into JSON-able data."""
+def encode(value: Any, *, messages: bool = False) -> Any:
+    """Turn state values (dataclasses, squares, sets, tuples) into JSON-able data.
+
+    `messages`: keep each message's template and values (for snapshots, so that a state loaded
+    from one still speaks every language); otherwise a message is its English text.
+    """
+    if messages and isinstance(value, (Msg, Name)):
+        return message_to_data(value)
     if isinstance(value, Square):
         return [value.col, value.row]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {
-            f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value) if f.metadata.get("encode", True)
+            f.name: encode(getattr(value, f.name), messages=messages)
+            for f in dataclasses.fields(value)
+            if f.metadata.get("encode", True)
         }
     if isinstance(value, Mapping):
-        return {str(k): encode(v) for k, v in value.items()}
+        return {str(k): encode(v, messages=messages) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [encode(v) for v in value]
+        return [encode(v, messages=messages) for v in value]
     if isinstance(value, (set, frozenset)):
-        return sorted((encode(v) for v in value), key=repr)
+        return sorted((encode(v, messages=messages) for v in value), key=repr)
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
@@ -179,10 +187,14 @@ def encode(value: Any) -> Any:
 
 def decode(kind: Any, data: Any) -> Any:
     """Rebuild a value of a type hint from the output of `encode`."""
+    if is_message_data(data):
+        return message_from_data(data)
     origin = typing.get_origin(kind)
     args = typing.get_args(kind)
-    if kind is Any or data is None:
+    if data is None:
         return data
+    if kind is Any:
+        return _any(data)
     if origin in (Union, types.UnionType):
         options = [a for a in args if a is not type(None)]
         return decode(options[0], data) if len(options) == 1 else data
@@ -202,6 +214,15 @@ def decode(kind: Any, data: Any) -> Any:
         return tuple(decode(a, v) for a, v in zip(args, data, strict=True))
     if origin in (set, frozenset):
         return origin(decode(args[0], v) for v in data)
+    return data
+
+
+def _any(data: Any) -> Any:
+    """Rebuild untyped data (notes, event data): only the messages inside it need it."""
+    if isinstance(data, dict):
+        return message_from_data(data) if is_message_data(data) else {k: _any(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_any(v) for v in data]
     return data
 
 
@@ -226,10 +247,15 @@ def replay_log(events: Sequence[Event], created: Callable[[Event], S], fold: Cal
     return state
 
 
-def log_state_to_dict(state: Any) -> JSON:
-    """Return a state dataclass holding its `log` of events as JSON-able data (for snapshots)."""
-    data: JSON = encode(state)
-    data["log"] = [e.to_dict() for e in state.log]
+def log_state_to_dict(state: Any, *, log: bool = True, messages: bool = False) -> JSON:
+    """Return a state dataclass holding its `log` of events as JSON-able data; `log=False` leaves it out."""
+    data: JSON = {
+        f.name: encode(getattr(state, f.name), messages=messages)
+        for f in dataclasses.fields(state)
+        if f.metadata.get("encode", True) and f.name != "log"
+    }
+    if log:
+        data["log"] = [e.to_dict() for e in state.log]
     return data
 
 

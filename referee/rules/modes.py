@@ -58,6 +58,9 @@ class GameMode(Protocol):
     def state_from_dict(self, data: Mapping[str, Any]) -> Any:
         """Rebuild a state from `state_to_dict` output."""
 
+    # Optional: `snapshot_to_dict(state)`, the state without its `log`, which the store keeps as
+    # events; the store then snapshots that and puts the log back from the events on loading.
+
     def legal_actions(self, state: Any, role: Role) -> list[JSON]:
         """List the actions a role may take now."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -106,17 +107,34 @@ def fleet_kinds(fleet: Mapping[str, int] | Sequence[str]) -> list[str]:
     return list(fleet)
 
 
-def ship_labels(rules: SeaRules, ships: Sequence[Ship], lang: str | None = None) -> dict[str, Name]:
-    """Name each ship for people: its kind, numbered when the fleet has several of that kind."""
-    totals: dict[str, int] = {}
-    for ship in ships:
-        totals[ship.kind] = totals.get(ship.kind, 0) + 1
-    seen: dict[str, int] = {}
+def ship_labels(
+    rules: SeaRules, ships: Sequence[Ship], lang: str | None = None, fleet: Sequence[str] | None = None
+) -> dict[str, Name]:
+    """Name each ship for people: its kind, numbered when the fleet has several of that kind.
+
+    Given the fleet, a kind is numbered as soon as the fleet holds several of it (a sea half
+    placed still says which cruiser), and a ship lettered by its place in the fleet, as a sea
+    editor letters its tray (A, B, … by slot), takes that place's number, the one its tray shows.
+    """
+    slots = list(fleet or ())
+    placed = [s.kind for s in ships]
+    totals = {kind_id: max(placed.count(kind_id), slots.count(kind_id)) for kind_id in {*placed, *slots}}
+    numbers: dict[int, int] = {}  # by the ship's place in `ships`: letters may repeat
+    taken: dict[str, set[int]] = {kind_id: set() for kind_id in totals}
+    for i, ship in enumerate(ships):
+        place = LETTERS.find(ship.id) if len(ship.id) == 1 else -1
+        if 0 <= place < len(slots) and slots[place] == ship.kind:
+            number = slots[: place + 1].count(ship.kind)
+            if number not in taken[ship.kind]:
+                numbers[i] = number
+                taken[ship.kind].add(number)
     labels: dict[str, Name] = {}
-    for ship in ships:
+    for i, ship in enumerate(ships):
+        if i not in numbers:
+            numbers[i] = next(n for n in itertools.count(1) if n not in taken[ship.kind])
+            taken[ship.kind].add(numbers[i])
         kind = rules.kinds.get(ship.kind)
-        seen[ship.kind] = seen.get(ship.kind, 0) + 1
-        suffix = f" {seen[ship.kind]}" if totals[ship.kind] > 1 else ""
+        suffix = f" {numbers[i]}" if totals[ship.kind] > 1 else ""
         english = (kind.name_in(lang) if kind else ship.kind) + suffix
         names = {code: name + suffix for code, name in kind.names.items()} if kind else {}
         labels[ship.id] = Name(english, names)
@@ -126,7 +144,7 @@ def ship_labels(rules: SeaRules, ships: Sequence[Ship], lang: str | None = None)
 def check_fleet(grid: Grid, rules: SeaRules, fleet: Sequence[str], ships: Sequence[Ship]) -> list[SeaProblem]:
     """Return every reason this fleet is not a legal sea; an empty list means it is legal."""
     problems: list[SeaProblem] = []
-    labels = ship_labels(rules, ships)
+    labels = ship_labels(rules, ships, fleet=fleet)
     ids = [s.id for s in ships]
     for dup in sorted({i for i in ids if ids.count(i) > 1}):
         problems.append(SeaProblem(Msg("two ships share the letter {dup}", dup=dup), (dup,)))

@@ -90,11 +90,12 @@ def create_app(
     realtime.init_app(app)
     app.register_blueprint(home.bp)
     app.jinja_env.globals["template_exists"] = _template_exists(app)
-    from referee.web import airraid, api, battleship, live, openapi, vestorsjo
+    from referee.web import airraid, api, battleship, live, openapi, sheet, vestorsjo
 
     app.register_blueprint(api.bp)
 
     airraid.init_app(app)
+    sheet.init_app(app)
     battleship.init_app(app)
     vestorsjo.init_app(app)
     live.init_app(app)

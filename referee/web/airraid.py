@@ -20,7 +20,7 @@ from referee.rules.errors import MalformedAction, RulesError, RulesetError
 from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.rules.ruleset import airraid_ruleset_from_dict, parse_toml, read_toml, ruleset_from_dict
 from referee.store import reading
-from referee.web import live, modes
+from referee.web import live, modes, senders
 from referee.web.api import json_body
 from referee.web.auth import (
     Access,
@@ -86,21 +86,10 @@ def airraid_view_of(state: airraid.State, role: Role, game_id: str) -> dict[str,
     return view
 
 
-def device_names(game_id: str, seqs: list[int] | None = None) -> dict[int, str]:
-    """Map event seq to the name of the device that sent it (only `seqs` when given)."""
-    query = (
-        select(events_t.c.seq, devices_t.c.name, devices_t.c.id)
-        .join(devices_t, devices_t.c.id == events_t.c.device_id)
-        .where(events_t.c.game_id == game_id)
-    )
-    if seqs is not None:
-        if not seqs:
-            return {}
-        # The dashboard shows the last rows only: a long game's whole log is not read per push.
-        query = query.where(events_t.c.seq.in_(seqs))
-    with reading(db.engine) as conn:
-        rows = conn.execute(query).all()
-    return {int(r.seq): (r.name or _("device %(id)s", id=r.id[:4])) for r in rows}
+def device_names(game_id: str, seqs: list[int]) -> dict[int, str]:
+    """Map each of these event seqs to the name of the device that sent it (kept in memory: `senders`)."""
+    found = senders.of_events(game_id, seqs)
+    return {seq: name or _("device %(id)s", id=dev[:4]) for seq, (dev, name) in found.items()}
 
 
 # --- Running an action -------------------------------------------------------------------------
@@ -389,6 +378,7 @@ def api_device(game_id: str, device_id: str) -> Any:
         raise MalformedAction("name must be text of 1 to 40 characters")
     with db.engine.begin() as conn:
         conn.execute(devices_t.update().where(devices_t.c.id == device_id).values(name=name.strip()))
+    senders.renamed(game_id)
     return jsonify({"ok": True, "id": device_id, "name": name.strip()})
 
 

@@ -14,10 +14,12 @@ Who is who in a game:
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from typing import Any, cast
 
+from babel.support import Translations
 from flask import (
     Blueprint,
     Flask,
@@ -53,6 +55,7 @@ from referee.web.extensions import db, socketio
 from referee.web.i18n import current_lang, say, say_all
 from referee.web.links import qr_svg
 from referee.web.playing import load_any_state
+from referee.web.words import N_
 
 log = logging.getLogger(__name__)
 bp = Blueprint("battleship", __name__)
@@ -62,7 +65,7 @@ tokens_t = cast(Table, Token.__table__)
 RULESETS = ("zeeslag", "zeeslag-salvo", "sjoslag")
 OPPONENTS = ("friend", "computer", "hotseat")
 HOTSEAT = "AB"  # the device subject of a pass-and-play phone: both sides
-OWN_LANGUAGE = {"zeeslag": "nl", "zeeslag-salvo": "nl", "sjoslag": "nb"}
+COMPUTER = N_("Computer")  # the computer's name as stored: translated wherever it is shown
 SCORE_HOURS = 12  # the club's evening: games finished in the last this many hours
 
 
@@ -88,22 +91,56 @@ def role_in(game_id: str, slip: str | None, state: bs.State) -> Role:
 
 
 def view_of(state: bs.State, role: Role, game_id: str) -> dict[str, Any]:
-    """Return a role's view, translated, with the ruleset and ship names in the page's language."""
+    """Return a role's view, translated, with the ruleset and ship names in the page's language.
+
+    A ship kind's title is the game's own word beside the page's ("krysser · cruiser"), as the
+    words of the game are kept (shared ux.md); in the game's own language the word stands once.
+    """
     view: dict[str, Any] = say_all(bs.view_for(state, Role.from_str(role)))
     lang = current_lang()
     rules = view["ruleset"]
     rules["title"] = rules["names"].get(lang, rules["name"])
     # The mode's own name, in its own language (Zeeslag is Dutch, Sjøslag Norwegian).
-    rules["own_lang"] = OWN_LANGUAGE.get(rules["id"], lang)
+    rules["own_lang"] = rules.get("language") or lang
     rules["own"] = rules["names"].get(rules["own_lang"], rules["title"])
     for kind in rules["fleet"]:
-        kind["title"] = kind["names"].get(lang, kind["name"])
+        kind["title"] = state.ruleset.ship_word(kind["kind"]).in_language(lang)
+    for board in view["boards"].values():
+        for ship in board.get("ships", []):
+            ship["name"] = ship["names"].get(lang, ship["name"])
+    for p, player in view["players"].items():
+        player["name"] = shown_name(state.players[p])
     for action in view.get("actions", []):
         # The free squares are every square not yet shot: the page knows them from the shots,
         # and leaving them out keeps each push small (and every ship square out of the bytes).
         action.pop("squares", None)
     view["game"] = game_id
     return view
+
+
+def computer_names() -> frozenset[str]:
+    """Return the computer's default name in every page language (games made before it was stored untranslated)."""
+    return _computer_names(
+        str(current_app.config["BABEL_TRANSLATION_DIRECTORIES"]), tuple(current_app.config["LANGUAGES"])
+    )
+
+
+@functools.cache
+def _computer_names(directories: str, langs: tuple[str, ...]) -> frozenset[str]:
+    # The catalogues are read here, not through force_locale: this runs inside a push's own
+    # forced locale, which a nested force_locale would undo.
+    names = {COMPUTER}
+    for folder in directories.split(";"):
+        for lang in langs:
+            names.add(Translations.load(folder, [lang]).gettext(COMPUTER))
+    return frozenset(names)
+
+
+def shown_name(side: bs.Player) -> str:
+    """Return a player's name for the page: the computer's default name in the page's language."""
+    if side.computer is not None and side.name in computer_names():
+        return str(_(COMPUTER))
+    return side.name
 
 
 def push_roles(state: bs.State) -> list[Role]:
@@ -172,7 +209,7 @@ def ruleset_choices() -> list[dict[str, Any]]:
     rows = []
     for rid in RULESETS:
         rs = bs.battleship_from_dict(ruleset_data(rid), rid)
-        own = OWN_LANGUAGE[rid]
+        own = rs.language or lang
         rows.append(
             {
                 "id": rid,
@@ -209,7 +246,8 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
     if level not in bs.LEVELS:
         raise MalformedAction(f"level must be one of {', '.join(bs.LEVELS)}")
     me = _text(body, "name", _("Player 1"))
-    default_other = _("Computer") if opponent == "computer" else _("Player 2")
+    # The computer's default name is stored untranslated: each page shows it in its own language.
+    default_other = COMPUTER if opponent == "computer" else _("Player 2")
     them = _text(body, "opponent_name", default_other)
     first = _text(body, "first", bs.COIN)
     if first not in (*bs.PLAYERS, bs.COIN):
@@ -385,12 +423,30 @@ def rematch_page(game_id: str) -> Any:
 
 @bp.get("/battleship/scores")
 def scores_page() -> Any:
-    """Show the club's scoreboard of the evening: wins per player name."""
+    """Show the club's scoreboard of the evening: wins, games and shots per game per player name."""
     return render_template("battleship/scores.html", scores=scoreboard(), hours=SCORE_HOURS)
 
 
+def _score_name(side: bs.Player) -> tuple[tuple[str, ...], str]:
+    """Return a scoreboard row's key and its name on the page: the computer by its level."""
+    if side.computer is None:
+        return (side.name.casefold(),), side.name
+    if side.name in computer_names():
+        # One row per level, in whichever language the game was started.
+        key, name = (COMPUTER, side.computer), str(_(COMPUTER))
+    else:
+        key, name = (side.name.casefold(), side.computer), side.name
+    if side.computer == "easy":
+        return key, str(_("%(name)s (easy)", name=name))
+    return key, str(_("%(name)s (strong)", name=name))
+
+
 def scoreboard(now: float | None = None) -> list[dict[str, Any]]:
-    """Count the evening's finished Battleship games: wins and games per player name."""
+    """Count the evening's finished Battleship games per player name: wins, games, shots per game.
+
+    `shots_per_game` is the mean of the shots a player fired in each finished game (a salvo
+    counts each square called), to one decimal.
+    """
     since = (time.time() if now is None else now) - SCORE_HOURS * 3600
     with reading(db.engine) as conn:
         ids = [
@@ -401,7 +457,8 @@ def scoreboard(now: float | None = None) -> list[dict[str, Any]]:
                 )
             )
         ]
-    table: dict[str, dict[str, Any]] = {}
+    table: dict[tuple[str, ...], dict[str, Any]] = {}
+    shots: dict[tuple[str, ...], int] = {}
     for gid in ids:
         try:
             state, _version = db.store.load(gid)
@@ -411,12 +468,13 @@ def scoreboard(now: float | None = None) -> list[dict[str, Any]]:
         if not isinstance(state, bs.State) or state.outcome is None:
             continue
         for p, side in state.players.items():
-            name = side.name if side.computer is None else f"{side.name} ({side.computer})"
-            row = table.setdefault(
-                name.casefold(), {"name": name, "wins": 0, "games": 0, "computer": side.computer is not None}
-            )
+            key, name = _score_name(side)
+            row = table.setdefault(key, {"name": name, "wins": 0, "games": 0, "computer": side.computer is not None})
             row["games"] += 1
             row["wins"] += int(state.outcome.winner == p)
+            shots[key] = shots.get(key, 0) + sum(len(v.shots) for v in side.volleys)
+    for key, row in table.items():
+        row["shots_per_game"] = round(shots[key] / row["games"], 1)
     return sorted(table.values(), key=lambda r: (-r["wins"], r["games"], r["name"].casefold()))
 
 
@@ -451,7 +509,7 @@ def api_rematch(game_id: str) -> Any:
 
 @bp.get("/api/battleship/scores")
 def api_scores() -> Any:
-    """The scoreboard of the evening: [{name, wins, games, computer}]."""
+    """The scoreboard of the evening: [{name, wins, games, shots_per_game, computer}]."""
     return jsonify({"hours": SCORE_HOURS, "scores": scoreboard()})
 
 

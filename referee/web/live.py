@@ -2,15 +2,22 @@
 
 Who sends what:
 - a page sends `resync {game, seq, slip?}` on every (re)connect and gets its fresh view back;
-- a page sends `action {game, client_id, action, slip?}` and gets `{ok, seq, view}` or a refusal;
-- the server pushes `view {seq, view}` to every socket of the game, each with its own role's view.
+- a page sends `action {game, client_id, action, slip?}` and gets `{ok, seq, events}` or a refusal
+  (the sender's socket got the change of its view just before, in its room's push);
+- after every change the server pushes to each room (a role in a language) what changed in its
+  view since the last push: `changes {from, seq, changes}` (`web/changes.py`), or the whole
+  `view {seq, view}` when it knows no view that room holds, or the change would be no smaller.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import math
 import threading
 import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from flask import Flask, current_app, request
@@ -24,20 +31,32 @@ from referee.models import Device, Token
 from referee.rules.errors import RulesError
 from referee.rules.events import PUBLIC, Role
 from referee.store import GameNotFound, StoreError, reading
-from referee.web import modes, playing
+from referee.web import changes, modes, playing, senders
 from referee.web.auth import current_device_id
-from referee.web.extensions import MALFORMED_EVENT, db, socketio
+from referee.web.extensions import MALFORMED_EVENT, db, socketio, store_of
 from referee.web.i18n import current_lang, say
 
 log = logging.getLogger(__name__)
 devices_t = cast(Table, Device.__table__)
 tokens_t = cast(Table, Token.__table__)
 
-# sid -> (game id, role): the role is settled once, at resync, from cookies or the slip.
+# sid -> (game id, role, language): the room a socket listens in, settled at resync.
 _sockets: dict[str, tuple[str, Role, str]] = {}
+# game id -> {(role, language): sockets}: the rooms of a game with a socket here, kept with
+# _sockets, so a push does not look through every socket of the process.
+_rooms: dict[str, dict[tuple[Role, str], int]] = {}
 # sid -> the joined phone (device id) behind a team socket, so revoking the phone cuts it off.
 _devices: dict[str, str] = {}
+# sid -> who may act on it: (game id, slip, role, when settled), from the resync's cookies or slip.
+# The role a projector window asked to see (`as: public`) is not this one: its browser's is.
+_acting: dict[str, tuple[str, str | None, Role, float]] = {}
+# Phones revoked on this process: their sockets may not act even before the disconnect lands.
+_revoked: set[str] = set()
 _lock = threading.Lock()
+
+# Seconds a socket acts with the role settled at its resync before its cookies are read again:
+# a referee link revoked by another process (`referee tokens revoke`) stops acting within this.
+ROLE_TTL = 2.0
 
 # A token bucket per socket: a phone's burst of queued entries passes, a flood does not.
 RATE_PER_SECOND = 10.0
@@ -92,47 +111,84 @@ def room_of(game_id: str, role: Role, lang: str) -> str:
     return f"game:{game_id}:as:{role}:{lang}"
 
 
-def push_views(game_id: str, state: Any, *, local: bool = False) -> dict[tuple[Role, str], Any]:
+@dataclass
+class _Pushed:
+    """One game's pushes from this process: the newest version, and the view each room was last sent.
+
+    `held`: by room, (version, view, bytes of the whole view when last weighed, or None).
+    """
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    version: int = 0
+    held: dict[tuple[Role, str], tuple[int, Any, int | None]] = field(default_factory=dict)
+
+
+# The games whose rooms' last views are kept (a change set needs them), newest push last.
+HELD_GAMES = 256
+
+
+def _pushed_of(game_id: str) -> _Pushed:
+    with _lock:
+        games: OrderedDict[str, _Pushed] = current_app.extensions.setdefault("referee.pushed", OrderedDict())
+        game = games.get(game_id)
+        if game is None:
+            game = games[game_id] = _Pushed()
+        games.move_to_end(game_id)
+        # A game nobody has pushed to for long keeps its lock and version, not its views.
+        for old in list(games.values())[: max(0, len(games) - HELD_GAMES)]:
+            old.held = {}
+    return game
+
+
+def push_views(
+    game_id: str, state: Any, *, local: bool = False, since: int | None = None, device_id: str | None = None
+) -> dict[tuple[Role, str], Any]:
     """Send every role's fresh view to the sockets of that role (through the message queue if any).
 
-    `local`: only to this process's own sockets, not through the message queue. A push that a newer
-    version of the game has already overtaken is dropped. Return the views made, by (role, language),
-    so the sender's answer can reuse its own instead of making it again.
+    Each room gets what changed since the view it was last sent (`changes`), else the whole view.
+    `since`: the version before this change (None: unknown, so every room gets its whole view);
+    `device_id`: the phone that sent it (the referee's log names it without a database read).
+    `local`: only to this process's own sockets, not through the message queue. A push that a
+    newer version of the game has already overtaken is dropped. Return the views made, by
+    (role, language), so the sender's answer can reuse its own instead of making it again.
     """
-    with _lock:
-        pushed: dict[str, list[Any]] = current_app.extensions.setdefault("referee.pushed", {})
-        game = pushed.setdefault(game_id, [threading.Lock(), 0])  # [lock, newest version pushed]
-    with game[0]:
+    if since is not None:
+        senders.note(game_id, range(since + 1, state.version + 1), device_id)
+    game = _pushed_of(game_id)
+    with game.lock:
         # Two entries stored one after the other can reach this point in the other order (two
         # request threads): the older view would then be the last every screen gets, and stay.
-        if state.version < game[1]:
+        if state.version < game.version:
             return {}
-        game[1] = state.version
-        return _push_views_now(game_id, state, local=local)
+        game.version = state.version
+        return _push_views_now(game_id, state, game, local=local, since=since)
 
 
 class SocketPublisher:
     """The play service's Publisher: every audience's room gets its view (`push_views`)."""
 
-    def publish(self, game_id: str, state: Any) -> dict[tuple[Role, str], Any]:
+    def publish(
+        self, game_id: str, state: Any, since: int | None = None, device_id: str | None = None
+    ) -> dict[tuple[Role, str], Any]:
         """Push every role's fresh view of a game; return the views made, by (role, language)."""
-        return push_views(game_id, state)
+        return push_views(game_id, state, since=since, device_id=device_id)
 
 
-def _push_views_now(game_id: str, state: Any, *, local: bool) -> dict[tuple[Role, str], Any]:
+def _push_views_now(
+    game_id: str, state: Any, game: _Pushed, *, local: bool, since: int | None
+) -> dict[tuple[Role, str], Any]:
     roles = modes.of(state).push_roles(state)
+    queued = bool(current_app.config.get("REDIS_URL"))
     with _lock:
         # Pilots whose order was just removed or voided are no longer in the state: this
         # process's own sockets still know them, so their pages hear that the order is gone.
-        roles.extend(r for g, r, _lang in _sockets.values() if g == game_id and r not in roles)
+        here = set(_rooms.get(game_id, ()))
+        roles.extend(r for r in dict.fromkeys(r for r, _lang in here) if r not in roles)
         # Without a message queue every socket is this process's own: a view nobody here reads
         # is not made (making and sending the views is most of a push's time).
-        in_use = (
-            None
-            if current_app.config.get("REDIS_URL")
-            else {(r, lang) for g, r, lang in _sockets.values() if g == game_id}
-        )
+        in_use = None if queued else here
     made: dict[tuple[Role, str], Any] = {}
+    held: dict[tuple[Role, str], tuple[int, Any, int | None]] = {}
     for lang in current_app.config["LANGUAGES"]:
         # Each screen reads its own language: the views are made once per language in use.
         with force_locale(lang):
@@ -144,10 +200,48 @@ def _push_views_now(game_id: str, state: Any, *, local: bool) -> dict[tuple[Role
                 except RulesError:
                     view = None
                 made[(role, lang)] = view
-                socketio.emit(
-                    "view", {"seq": state.version, "view": view}, to=room_of(game_id, role, lang), ignore_queue=local
-                )
+                event, message, size = _message(game.held.get((role, lang)), state.version, view, since, queued)
+                socketio.emit(event, message, to=room_of(game_id, role, lang), ignore_queue=local)
+                held[(role, lang)] = (state.version, view, size)
+    # A room not sent this push may hold anything by the next: it gets its whole view then.
+    game.held = held
     return made
+
+
+def _message(
+    held: tuple[int, Any, int | None] | None,
+    version: int,
+    view: dict[str, Any] | None,
+    since: int | None,
+    queued: bool,
+) -> tuple[str, dict[str, Any], int | None]:
+    """Return the push for one room (its change set from the view it holds, or its whole view).
+
+    And the bytes of the whole view when known: weighed now, or carried from the last weighing.
+    """
+    whole: tuple[str, dict[str, Any], int | None] = ("view", {"seq": version, "view": view}, None)
+    if held is None or view is None or since is None:
+        return whole
+    base_version, base, known = held
+    # Through a message queue other processes push too: the view this one sent last is what the
+    # room holds only if it was the version just before this change.
+    if base is None or base_version >= version or (queued and base_version != since):
+        return whole
+    change = changes.diff(base, view)
+    message = {"from": base_version, "seq": version, "changes": change}
+    size = len(json.dumps(change, separators=(",", ":")))
+    # A small change set is smaller than any view; a larger one is weighed against its view, or
+    # against the view's size last weighed while it is under half of that (views change slowly).
+    if size <= SMALL_CHANGE or (known is not None and 2 * size < known):
+        return "changes", message, known
+    full = len(json.dumps(view, separators=(",", ":")))
+    if size >= full:
+        return "view", {"seq": version, "view": view}, full
+    return "changes", message, full
+
+
+# Bytes under which a change set goes out without weighing the whole view against it.
+SMALL_CHANGE = 1024
 
 
 def _refusal(exc: Exception) -> dict[str, Any]:
@@ -193,14 +287,20 @@ def on_resync(data: Any = None) -> dict[str, Any]:
         game_id, slip = _game_and_slip(data)
         state = playing.load_any_state(game_id)
         role = playing.role_of(game_id, slip, state)
+        acting = role
         if data.get("as") == "public":
             # A projector window in the referee's own browser asks to see only what the room may.
             role = PUBLIC
         lang = current_lang()
+        device = current_device_id(game_id) if acting.kind in ("team", "player") else None
         with _lock:
             old = _sockets.get(sid)
             _sockets[sid] = (game_id, role, lang)
-            device = current_device_id(game_id) if role.kind in ("team", "player") else None
+            if old != (game_id, role, lang):
+                _leave(old)
+                rooms = _rooms.setdefault(game_id, {})
+                rooms[(role, lang)] = rooms.get((role, lang), 0) + 1
+            _acting[sid] = (game_id, slip, acting, time.monotonic())
             if device:
                 _devices[sid] = device
             else:
@@ -208,27 +308,75 @@ def on_resync(data: Any = None) -> dict[str, Any]:
         if old and old != (game_id, role, lang):
             leave_room(room_of(*old))
         join_room(room_of(game_id, role, lang))
+        # A push made between the first look and the join never reached this socket: the view
+        # it gets is of the state as it is now, after the join (from the cache: no reread).
+        state = playing.load_any_state(game_id)
         return {"ok": True, "seq": state.version, "view": playing.view_of(state, role, game_id)}
     except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
         return _refusal(exc)
 
 
+WATCHERS_CANNOT_ACT = {
+    "ok": False,
+    "error": "forbidden",
+    "message": "Watchers cannot act. Join a team or open your slip.",
+}
+
+
 @socketio.on("action")  # type: ignore[untyped-decorator]
 def on_action(data: Any = None) -> dict[str, Any]:
-    """From a team, pilot or referee page: apply one entry; the ack answers, every screen gets its view."""
-    too_fast = rate_limited(request.sid)  # type: ignore[attr-defined]
+    """From a team, pilot or referee page: apply one entry; the ack answers, every screen gets its change."""
+    sid = request.sid  # type: ignore[attr-defined]
+    too_fast = rate_limited(sid)
     if too_fast:
         return too_fast
     try:
         game_id, slip = _game_and_slip(data)
-        role = playing.role_of(game_id, slip, playing.load_any_state(game_id))
+        role, device = _actor(sid, game_id, slip)
         if role == PUBLIC:
-            return {"ok": False, "error": "forbidden", "message": "Watchers cannot act. Join a team or open your slip."}
+            return WATCHERS_CANNOT_ACT
         return playing.run_action(
-            game_id, role, data.get("action"), client_id=data.get("client_id"), version=data.get("version")
+            game_id,
+            role,
+            data.get("action"),
+            client_id=data.get("client_id"),
+            version=data.get("version"),
+            device_id=device,
+            with_view=False,
         )
     except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
         return _refusal(exc)
+
+
+def _actor(sid: str, game_id: str, slip: str | None) -> tuple[Role, str | None]:
+    """Return who acts on a socket, and its phone: as settled at resync, else read again.
+
+    The settled role is used for the game and slip it was settled for, for ROLE_TTL seconds;
+    then the cookies are read again, and a socket whose role changed (its link revoked
+    elsewhere) is cut off: it listens in the room of a role it no longer has.
+    """
+    now = time.monotonic()
+    with _lock:
+        settled = _acting.get(sid)
+        device = _devices.get(sid)
+        revoked = device is not None and device in _revoked
+    if revoked:
+        # Revoked here a moment ago: the disconnect may not have landed yet.
+        return PUBLIC, None
+    if settled is not None and settled[0] == game_id and settled[1] == slip and now - settled[3] < ROLE_TTL:
+        return settled[2], device
+    role = playing.role_of(game_id, slip, playing.load_any_state(game_id))
+    device = current_device_id(game_id) if role.kind in ("team", "player") else None
+    if settled is None or settled[0] != game_id or settled[1] != slip:
+        return role, device  # not the game or slip this socket listens to: read per action, as sent
+    if role != settled[2]:
+        with _lock:
+            _acting.pop(sid, None)
+        socketio.server.disconnect(sid, namespace="/")
+        return PUBLIC, None
+    with _lock:
+        _acting[sid] = (game_id, slip, role, now)
+    return role, device
 
 
 @socketio.on(MALFORMED_EVENT)  # type: ignore[untyped-decorator]
@@ -254,14 +402,34 @@ def on_unknown_event(event: Any, *_args: Any) -> dict[str, Any]:
 def on_disconnect(*_args: Any) -> None:
     """Forget a socket that went away."""
     with _lock:
-        _sockets.pop(request.sid, None)  # type: ignore[attr-defined]
+        _leave(_sockets.pop(request.sid, None))  # type: ignore[attr-defined]
         _buckets.pop(request.sid, None)  # type: ignore[attr-defined]
         _devices.pop(request.sid, None)  # type: ignore[attr-defined]
+        _acting.pop(request.sid, None)  # type: ignore[attr-defined]
+
+
+def _leave(settled: tuple[str, Role, str] | None) -> None:
+    """Count a socket out of the room it listened in (under _lock)."""
+    if settled is None:
+        return
+    game_id, role, lang = settled
+    rooms = _rooms.get(game_id, {})
+    left = rooms.get((role, lang), 0) - 1
+    if left > 0:
+        rooms[(role, lang)] = left
+    else:
+        rooms.pop((role, lang), None)
+        if not rooms:
+            _rooms.pop(game_id, None)
 
 
 def disconnect_device(device_id: str) -> int:
-    """Close this process's sockets of a revoked phone; return how many were closed."""
+    """Close this process's sockets of a revoked phone; return how many were closed.
+
+    From now on they may not act, even if an action of theirs is already being handled.
+    """
     with _lock:
+        _revoked.add(device_id)
         sids = [sid for sid, dev in _devices.items() if dev == device_id]
     for sid in sids:
         socketio.server.disconnect(sid, namespace="/")
@@ -349,22 +517,44 @@ REVOKED_EVERY = 2.0
 EXPIRE_EVERY = 60.0
 
 
-def start_round_clock(app: Flask, every: float = 0.25) -> None:
-    """Run the deadline check in the background for as long as the server runs."""
+def start_round_clock(app: Flask, longest: float = REVOKED_EVERY, stop: threading.Event | None = None) -> None:
+    """Run the round clock in the background for as long as the server runs.
+
+    It sleeps until the soonest deadline of any game, or until a write of this process moves
+    one, and at most `longest` seconds (deadlines another process stored, revoked phones):
+    fifty games in the air cost it a query every two seconds, not four loads a second. It
+    stops once `stop` is set (tests; a server's clock runs until the process ends).
+    """
 
     def loop() -> None:
-        ticks = 0
-        while True:
-            socketio.sleep(every)
-            ticks += 1
+        store = store_of(app)
+        now = time.time()
+        next_revoked, next_expire = now + REVOKED_EVERY, now + EXPIRE_EVERY
+        while stop is None or not stop.is_set():
             try:
-                end_rounds_on_time(app)
-                if ticks % max(1, round(REVOKED_EVERY / every)) == 0:
+                # While it looks, any deadline stored wakes it at once; once asleep, only a sooner one.
+                store.clock_wakes_at = -math.inf
+                store.deadlines_moved.clear()
+                with app.app_context():
+                    due = store.earliest_deadline()
+                now = time.time()
+                wake = min(next_revoked, next_expire, now + longest, due if due is not None else now + longest)
+                store.clock_wakes_at = wake
+                # A deadline already past was not cleared by the last tick (busy, refused):
+                # look again a quarter of a second later, not in a busy loop.
+                if store.deadlines_moved.wait(wake - now if wake > now else 0.25):
+                    socketio.sleep(0)  # let the write that moved a deadline finish its pushes first
+                now = time.time()
+                end_rounds_on_time(app, now)
+                if now >= next_revoked:
                     disconnect_revoked(app)
-                if ticks % max(1, round(EXPIRE_EVERY / every)) == 0:
-                    expire_idle_games(app)
+                    next_revoked = now + REVOKED_EVERY
+                if now >= next_expire:
+                    expire_idle_games(app, now)
+                    next_expire = now + EXPIRE_EVERY
             except Exception:  # the clock must keep ticking whatever one game does
                 log.exception("round clock")
+                socketio.sleep(1.0)
 
     socketio.start_background_task(loop)
 

@@ -586,6 +586,27 @@ def build_spec() -> dict[str, Any]:
                 }
             },
         )
+    text = {"type": "string"}
+    for name, summary in (
+        ("pilots", "The air raid's pilots as a spreadsheet: one row per pilot (sorties, dogfights, bombs, hits…)"),
+        ("events", "The air raid's moments as a spreadsheet: round, time, corridor, who, what, result (no JSON)"),
+    ):
+        spec.path(
+            path=f"/api/games/{{game_id}}/{name}.csv",
+            operations={
+                "get": {
+                    "summary": summary,
+                    "description": "In the page's language, UTF-8 with a byte-order mark; separated by ';' where the "
+                    "language writes decimals with a comma (cs, sv, nl, nb), else ','. The referee at any time, "
+                    "everyone once the game is over.",
+                    "parameters": [GAME_ID],
+                    "responses": {
+                        "200": {"description": name.capitalize(), "content": {"text/csv": {"schema": text}}},
+                        **_refusals(403, 404),
+                    },
+                }
+            },
+        )
     _battleship_paths(spec, view)
     _vestorsjo_paths(spec)
     spec.path(
@@ -643,11 +664,32 @@ def _battleship_paths(spec: APISpec, view: dict[str, Any]) -> None:
         path="/api/battleship/scores",
         operations={
             "get": {
-                "summary": "Battleship: the scoreboard of the evening (wins per player name)",
-                "responses": {"200": {"description": "Scores", **_json({"type": "object"})}},
+                "summary": "Battleship: the scoreboard of the evening (wins, games, shots per game per player name)",
+                "responses": {"200": {"description": "Scores", **_json(_BATTLESHIP_SCORES)}},
             }
         },
     )
+
+
+_BATTLESHIP_SCORES = {
+    "type": "object",
+    "properties": {
+        "hours": {"type": "integer", "description": "games finished in the last this many hours"},
+        "scores": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "wins": {"type": "integer"},
+                    "games": {"type": "integer", "description": "finished games played"},
+                    "shots_per_game": {"type": "number", "description": "mean shots fired per finished game"},
+                    "computer": {"type": "boolean"},
+                },
+            },
+        },
+    },
+}
 
 
 @bp.get("/api/openapi.json")

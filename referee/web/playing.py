@@ -49,20 +49,39 @@ def play() -> Play:
     return Play(db.store, publisher)
 
 
-def run_action(game_id: str, role: Role, action: Any, *, client_id: Any = None, version: Any = None) -> dict[str, Any]:
-    """Apply one action for a role through the play service; return the JSON answer."""
-    device = current_device_id(game_id) if role.kind in ("team", "player") else None
-    acted = play().act(game_id, role, action, client_id=client_id, version=version, device_id=device)
+LOOK_UP = "look up"
+"""run_action's `device_id` when the caller has not settled it: read from this request's cookies."""
+
+
+def run_action(
+    game_id: str,
+    role: Role,
+    action: Any,
+    *,
+    client_id: Any = None,
+    version: Any = None,
+    device_id: str | None = LOOK_UP,
+    with_view: bool = True,
+) -> dict[str, Any]:
+    """Apply one action for a role through the play service; return the JSON answer.
+
+    `with_view`: the answer carries the sender's fresh view (HTTP). A socket's answer does not:
+    its room's push, just before the answer on the same socket, brought the change already.
+    """
+    if device_id == LOOK_UP:
+        device_id = current_device_id(game_id) if role.kind in ("team", "player") else None
+    acted = play().act(game_id, role, action, client_id=client_id, version=version, device_id=device_id)
     result = acted.result
-    # The sender's own screen usually got this very view in the push: made once, not twice.
-    view = acted.pushed.get((role, current_lang())) if acted.state is result.state else None
     answer: dict[str, Any] = {
         "ok": True,
         "duplicate": result.duplicate,
         "seq": result.version,
         "events": [e.to_dict() for e in result.events],
-        "view": view if view is not None else view_of(acted.state, role, game_id),
     }
+    if with_view:
+        # The sender's own screen usually got this very view in the push: made once, not twice.
+        view = acted.pushed.get((role, current_lang())) if acted.state is result.state else None
+        answer["view"] = view if view is not None else view_of(acted.state, role, game_id)
     order = answered_order(result.events)
     if order is not None:
         answer["order"] = order

@@ -117,7 +117,8 @@ def test_a_whole_sjoslag_game_against_the_computer_on_a_phone(playwright_api: An
             gid = eva.url.rstrip("/").rsplit("/", 1)[1]
             expect(eva.locator("#conn-badge")).to_have_attribute("data-state", "synced")
             expect(eva.locator("#bs-status")).to_have_text("Place your fleet")
-            expect(eva.locator(".tray-ship")).to_have_count(10)
+            expect(eva.locator(".tray-ship")).to_have_count(4)  # one chip per kind: the ten ships
+            expect(eva.locator(".tray-ship[data-kind=torpedo_boat]")).to_have_attribute("data-count", "4")
 
             # ------------------------------------------------ 2. placement: by hand, then Random
             eva.locator(".tray-ship[data-kind=battleship]").tap()
@@ -128,7 +129,7 @@ def test_a_whole_sjoslag_game_against_the_computer_on_a_phone(playwright_api: An
                 )
             eva.get_by_role("button", name="Rotate").tap()  # the selected ship turns upright
             expect(eva.locator("#bs-editor .sea-cell.is-ship")).to_have_count(4)
-            expect(eva.locator("#result")).to_contain_text("Battleship placed at B2")
+            expect(eva.locator("#result")).to_contain_text("Slagskip · battleship placed at B2")
             shot(eva, 2, "placing-by-hand")
             eva.get_by_role("button", name="Random").tap()
             expect(eva.locator("#bs-editor .sea-cell.is-ship")).to_have_count(20)

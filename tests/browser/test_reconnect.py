@@ -9,7 +9,7 @@
 (b) Browser (Playwright + Debian's Chromium; skipped with the reason without them, failing with
     REFEREE_REQUIRE_BROWSER=1): team B's page mid-round, bombers waiting at its base.
     1. The phone goes offline (`context.set_offline`): the badge says so; the defender taps a
-       bomber: the page says it is queued (badge: "1 entry queued"). Back online, the entry is
+       bomber: the page says it is queued (badge: "offline · 1 queued"). Back online, the entry is
        sent, the sea's answer shows, and the log holds it once.
     2. The server is SIGKILLed: the page shows it is offline; the defender taps the next bomber
        (queued); the server starts again on the same port, the referee adds 30 s meanwhile:
@@ -325,7 +325,7 @@ def test_a_team_page_offline_and_through_a_server_kill_queues_and_catches_up(ser
             first = chips.first.get_attribute("data-key") or ""
             chips.first.tap()
             expect(page.locator("#result")).to_contain_text("Offline")
-            expect(badge).to_contain_text("1 entry queued")
+            expect(badge).to_contain_text("1 queued")
             assert page.evaluate("window.teamPage.conn.queued") == 1
             page.screenshot(path=str(ARTIFACTS / "02-offline-queued.png"))
             assert not [e for e in log_of(referee, gid) if e["kind"] == "announce_bombing"], (
@@ -355,7 +355,7 @@ def test_a_team_page_offline_and_through_a_server_kill_queues_and_catches_up(ser
             expect(badge).to_have_attribute("data-state", "offline")
             second = chips.first.get_attribute("data-key") or ""
             chips.first.tap()
-            expect(badge).to_contain_text("1 entry queued")
+            expect(badge).to_contain_text("1 queued")
             page.screenshot(path=str(ARTIFACTS / "04-server-down-queued.png"))
             server.start()
             status, moved = referee.post(

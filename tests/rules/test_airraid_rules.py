@@ -144,8 +144,8 @@ def corridor_game(a_kinds: list[str], b_kinds: list[str]) -> Game:
 
 
 def statuses(game: Game) -> dict[str, str]:
-    board = airraid.corridor_board(game.state.round, "upper")
-    label = {o.id: o.label() for o in game.state.round.orders.values()}
+    board = airraid.corridor_board(game.state.round, "upper", game.state.ruleset)
+    label = {o.id: o.label(game.state.ruleset) for o in game.state.round.orders.values()}
     return {f"{label[m.a]}-{label[m.b]}": m.status for m in board.meetings}
 
 

@@ -123,7 +123,7 @@ def test_zeeslag_placement_no_overlap() -> None:
             ("destroyer", ["J1", "J2"]),
         ]
     ]
-    with pytest.raises(IllegalAction, match="aircraft carrier overlaps battleship at A2"):
+    with pytest.raises(IllegalAction, match="vliegdekschip · aircraft carrier overlaps slagschip · battleship at A2"):
         game.act({"type": "place_fleet", "player": "A", "ships": ships})
 
 
@@ -309,10 +309,10 @@ def test_sjoslag_placement_straight_horizontal_or_vertical_inside_the_grid() -> 
 def test_sjoslag_ships_may_not_touch_neither_by_side_nor_by_corner() -> None:
     game = Game("sjoslag")
     by_side = SJO_SPREAD.replace("AAAA.BBB..", "AAAABBB...")
-    with pytest.raises(IllegalAction, match="battleship touches cruiser 1 at D1/E1"):
+    with pytest.raises(IllegalAction, match="slagskip · battleship touches krysser · cruiser 1 at D1/E1"):
         game.place("A", by_side)
     by_corner = SJO_SPREAD.replace("FF.G.H.I..\n..........\nJ.........", "FF.G.H.I..\n..J.......\n..........")
-    with pytest.raises(IllegalAction, match="destroyer 3 touches torpedo boat 4 at B5/C6"):
+    with pytest.raises(IllegalAction, match="jager · destroyer 3 touches torpedobåt · torpedo boat 4 at B5/C6"):
         game.place("A", by_corner)
     assert not game.state.players["A"].placed
 
@@ -473,8 +473,8 @@ def test_app_placement_is_checked_with_a_precise_reason_for_each_refusal() -> No
     with pytest.raises(IllegalAction) as refusal:
         game.place("A", two_faults)
     message = refusal.value.message
-    assert "battleship touches cruiser 1 at D1/E1" in message
-    assert "destroyer 3 touches torpedo boat 1 at B5/C5" in message
+    assert "slagskip · battleship touches krysser · cruiser 1 at D1/E1" in message
+    assert "jager · destroyer 3 touches torpedobåt · torpedo boat 1 at B5/C5" in message
 
 
 @pytest.mark.parametrize("ruleset_id", RULESET_IDS)

@@ -26,6 +26,8 @@ import pytest
 import requests
 import socketio
 
+from referee.web import changes
+
 from ..airraid_helpers import PLAYERS, ships_json
 from ..conftest import skip_or_fail
 from ..live_server import ROOT, Server, free_port
@@ -170,6 +172,7 @@ class Screen:
         self.changed = threading.Condition()
         self.client = socketio.Client(reconnection=reconnection, reconnection_delay=0.2, reconnection_delay_max=1)
         self.client.on("view", self._on_view)
+        self.client.on("changes", self._on_changes)
         self.connects = 0
         self.client.on("connect", self._on_connect)
 
@@ -186,6 +189,15 @@ class Screen:
             if int(msg["seq"]) >= self.seq:
                 self.seq, self.view = int(msg["seq"]), msg["view"]
             self.changed.notify_all()
+
+    def _on_changes(self, msg: dict[str, Any]) -> None:
+        # As conn.js: applied to the view held when it starts from there, else a resync.
+        with self.changed:
+            held = self.seq == int(msg["from"]) and self.view is not None
+            if held:
+                self._on_view({"seq": msg["seq"], "view": changes.apply(self.view, msg["changes"])})
+        if not held and int(msg["seq"]) > self.seq:
+            threading.Thread(target=self.resync, daemon=True).start()
 
     def connect(self, base: str, **kwargs: Any) -> Screen:
         self.client.connect(
@@ -398,6 +410,7 @@ def test_sigkill_of_one_process_loses_nothing_and_its_screens_move_on(cluster: C
 def _fresh_client(screen: Screen) -> socketio.Client:
     client = socketio.Client(reconnection=False)
     client.on("view", screen._on_view)
+    client.on("changes", screen._on_changes)
     return client
 
 

@@ -146,9 +146,9 @@ def test_two_players_and_a_spectator_never_see_the_hidden_fleet(app: Flask, duel
         callback=True,
     )
     assert ack["ok"], ack
-    assert ack["view"]["turn"] == "A" and ack["view"]["boards"]["B"]["shots"] == [
-        {"square": "A6", "result": "hit", "ship": None}
-    ]
+    # A socket's answer carries no view (its push did): the view a resync gives now.
+    mine = socks["A"].emit("resync", {"game": gid, "seq": 0}, callback=True)["view"]
+    assert mine["turn"] == "A" and mine["boards"]["B"]["shots"] == [{"square": "A6", "result": "hit", "ship": None}]
     bodies["A"].append(json.dumps(ack))
     ok(note("A", act(duel["A"], gid, {"type": "fire", "player": "A", "squares": ["E7"]})))
     ok(note("B", act(duel["B"], gid, {"type": "fire", "player": "B", "squares": ["A1"]})))
@@ -189,7 +189,7 @@ def test_the_computer_places_and_answers_and_its_fleet_stays_hidden(app: Flask) 
     made = create(eva, opponent="computer", level="easy", name="Eva")
     gid = made["game"]
     view = ok(eva.get(f"/api/games/{gid}/view"))
-    # The default name is in the creator's language (Czech here: the app's home language).
+    # The default name is shown in the page's language (Czech here: the app's home language).
     assert view["players"]["B"] == {"name": "Počítač", "computer": "easy", "placed": True}
     assert "ships" not in view["boards"]["B"]
     placed = ok(act(eva, gid, {"type": "place_fleet", "player": "A", "ships": ships(FLEET_A)}))["view"]

@@ -24,8 +24,10 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from referee.web.errors import _friendly
+from referee.web.extensions import socketio
 
 from ..fuzz_helpers import Arena, airborne_arena
+from .screens import Pushes, Screen
 
 EXAMPLES = 60 * int(os.environ.get("REFEREE_FUZZ_SCALE", "1"))
 """Requests per caller and generation mode (positive, negative); REFEREE_FUZZ_SCALE=10 for a deeper run."""
@@ -100,10 +102,31 @@ def check_answer(arena: Arena, case: Any, response: Any, before: Any, generic: s
         assert arena.fingerprint() == before, f"{where}: refused with {status}, but the game or its phones changed"
 
 
+def watching(arena: Arena, pushes: Pushes) -> dict[str, Screen]:
+    """A screen of every role in the game, each following its pushes (see screens.py)."""
+    browsers = {
+        "referee": arena.referee,
+        "team_a": arena.team_a,
+        "team_b": arena.team_b,
+        "public": arena.app.test_client(),
+        "pilot": arena.app.test_client(),
+    }
+    found = {}
+    for who, browser in browsers.items():
+        extra = {"slip": arena.slips["1A1"]} if who == "pilot" else {}
+        found[who] = Screen(socketio.test_client(arena.app, flask_test_client=browser), arena.gid, pushes, **extra)
+        assert found[who].ack["ok"], (who, found[who].ack)
+    return found
+
+
 @pytest.mark.parametrize("caller", CALLERS)
-def test_api_fuzz(arena: Arena, caller: str, caplog: pytest.LogCaptureFixture) -> None:
+def test_api_fuzz(arena: Arena, caller: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     app = arena.app
     schema = schemathesis.openapi.from_wsgi("/api/openapi.json", app)
+    # Every push the requests cause reaches a screen of every role: each change set must give
+    # that role's whole view and tell nothing it does not (screens.py checks both).
+    pushes = Pushes(monkeypatch)
+    screens = watching(arena, pushes)
     cookies = arena.cookies("nobody" if caller == "pilot" else caller)
     generic = generic_messages(app)
     seen: dict[str, dict[int, int]] = {"positive": {}, "negative": {}}
@@ -131,6 +154,14 @@ def test_api_fuzz(arena: Arena, caller: str, caplog: pytest.LogCaptureFixture) -
             response = case.call(cookies=cookies, headers={"Accept-Encoding": "identity", "Accept-Language": "en"})
             seen[mode][response.status_code] = seen[mode].get(response.status_code, 0) + 1
             check_answer(arena, case, response, before, generic)
+            # Now and then the referee changes the game (refused once the fuzzer has ended it), so
+            # the screens hear pushes after whatever the request did: a phone renamed, a link reissued.
+            change = data.draw(st.sampled_from([None, None, "pause_timer", "resume_timer", "adjust_timer"]))
+            if change:
+                body = {"action": {"type": change, **({"seconds": 5} if change == "adjust_timer" else {})}}
+                arena.referee.post(f"/api/games/{arena.gid}/actions", json=body)
+            for screen in screens.values():
+                screen.take()
             errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
             assert not errors, f"{case.method} {case.formatted_path}: logged {errors[0].getMessage()}"
 
@@ -143,6 +174,7 @@ def test_api_fuzz(arena: Arena, caller: str, caplog: pytest.LogCaptureFixture) -
     # The fuzzer reached both sides: requests were refused, and (positive mode) some accepted.
     assert any(400 <= s < 500 for s in seen["negative"]), seen
     assert any(s < 300 for s in seen["positive"]), seen
+    assert "changes" in pushes.kinds and all(s.changes_seen for s in screens.values() if s.sock.is_connected())
 
 
 # --- What the fuzzer found, kept as plain regression tests ---------------------------------------

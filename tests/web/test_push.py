@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -10,12 +11,14 @@ from flask import Flask
 from flask_babel import force_locale  # type: ignore[import-untyped]
 
 from referee.rules import airraid
-from referee.rules.events import Role
+from referee.rules.events import PUBLIC, Role
+from referee.web import changes, live
 from referee.web import playing as games_module
 from referee.web.extensions import socketio, store_of
 
-from ..airraid_helpers import ships_json
+from ..airraid_helpers import PLAYERS, ships_json
 from ..rules.test_airraid_properties import play
+from .screens import Pushes, Screen
 from .test_games_web import create, join, referee_client
 
 
@@ -52,58 +55,56 @@ def pushed(sock: Any) -> list[dict[str, Any]]:
     return [m["args"][0] for m in sock.get_received() if m["name"] == "view"]
 
 
-def test_each_screen_gets_its_role_and_language_and_no_unread_view_is_made(
-    app: Flask, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    gid, socks = screens(app)
+def counting(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Count the views made, by (role, language)."""
+    from referee.web.i18n import current_lang
+
     made: list[tuple[str, str]] = []
     real_view_of = games_module.view_of
 
     def counting_view_of(state: Any, role: str, game_id: str) -> dict[str, Any]:
-        from referee.web.i18n import current_lang
-
         made.append((role, current_lang()))
         return real_view_of(state, role, game_id)
 
     monkeypatch.setattr(games_module, "view_of", counting_view_of)
+    return made
+
+
+def test_each_screen_gets_its_role_and_language_and_no_unread_view_is_made(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gid, socks = screens(app)
     for sock in socks.values():
         sock.get_received()
+    made = counting(monkeypatch)
     ack = socks["team:A:en"].emit(
         "action",
         {"game": gid, "client_id": "p1", "action": {"type": "lock_sea", "team": "A", "ships": ships_json()}},
         callback=True,
     )
     assert ack["ok"], ack
-    monkeypatch.setattr(games_module, "view_of", real_view_of)
+    monkeypatch.undo()
     for name, sock in socks.items():
         role, lang = name.rsplit(":", 1)
         got = pushed(sock)
+        # The first push of this process knows no view any room holds: whole views.
         assert [m["seq"] for m in got] == [ack["seq"]], name
         assert got[0]["view"] == expected_view(app, gid, role, lang), name
         assert got[0]["view"]["role"] == role
     # The test can tell the languages apart, and team A's secrets reach team A only.
     assert expected_view(app, gid, "team:A", "cs") != expected_view(app, gid, "team:A", "en")
     assert "ships" not in expected_view(app, gid, "team:B", "cs")["enemy_sea"]
-    # The push made the six rooms' views, not every role × language; the sender's answer reuses
-    # its room's view instead of making it a second time.
+    # The push made the six rooms' views, not every role × language; the socket's answer carries
+    # none (its push did), so the sender's view was not made a second time.
     assert sorted(made) == sorted({tuple(n.rsplit(":", 1)) for n in socks})  # type: ignore[misc]
-    assert ack["view"] == expected_view(app, gid, "team:A", "en")
+    assert set(ack) == {"ok", "duplicate", "seq", "events"}
 
 
 def test_with_a_message_queue_every_role_and_language_is_pushed(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
     # Other processes' sockets are unknown here: each room gets its view through the queue.
     gid, socks = screens(app)
     app.config["REDIS_URL"] = "redis://queue.invalid:6379/0"  # only read by push_views here
-    made: list[tuple[str, str]] = []
-    real_view_of = games_module.view_of
-
-    def counting_view_of(state: Any, role: str, game_id: str) -> dict[str, Any]:
-        from referee.web.i18n import current_lang
-
-        made.append((role, current_lang()))
-        return real_view_of(state, role, game_id)
-
-    monkeypatch.setattr(games_module, "view_of", counting_view_of)
+    made = counting(monkeypatch)
     ack = socks["referee:cs"].emit(
         "action",
         {"game": gid, "client_id": "p2", "action": {"type": "lock_sea", "team": "B", "ships": ships_json()}},
@@ -111,6 +112,319 @@ def test_with_a_message_queue_every_role_and_language_is_pushed(app: Flask, monk
     )
     assert ack["ok"], ack
     assert {("team:B", "en"), ("referee", "en"), ("public", "cs")} <= set(made)
+
+
+# --- Change sets: each room gets what changed in its view ------------------------------------------
+
+
+def game_in_the_air(app: Flask, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Pushes, dict[str, Screen]]:
+    """An airborne game with a screen per role and language, each resynced, and the pushes recorded."""
+    from ..fuzz_helpers import airborne_arena
+
+    arena = airborne_arena(app)
+    pushes = Pushes(monkeypatch)
+    browsers = {
+        "referee:cs": arena.referee,
+        "team:A:en": arena.team_a,
+        "team:B:cs": arena.team_b,
+        "public:en": app.test_client(),
+        "pilot:1A1:cs": app.test_client(),
+    }
+    found = {}
+    for name, browser in browsers.items():
+        browser.set_cookie("lang", name.rsplit(":", 1)[1])
+        sock = socketio.test_client(app, flask_test_client=browser)
+        extra = {"slip": arena.slips["1A1"]} if name.startswith("pilot") else {}
+        found[name] = Screen(sock, arena.gid, pushes, **extra)
+        assert found[name].ack["ok"], found[name].ack
+    return arena, pushes, found
+
+
+def test_after_the_first_push_each_room_gets_its_changes_and_they_give_its_view(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    referee = found["referee:cs"].sock
+    sizes: dict[str, list[int]] = {name: [] for name in found}
+    for n, kind in enumerate(["pause_timer", "resume_timer", "adjust_timer", "pause_timer"]):
+        action = {"type": kind, **({"seconds": 30} if kind == "adjust_timer" else {})}
+        ack = referee.emit("action", {"game": arena.gid, "client_id": f"t{n}", "action": action}, callback=True)
+        assert ack["ok"] and "view" not in ack, ack
+        for name, screen in found.items():
+            got = screen.take()
+            assert [m["name"] for m in got] == (["view"] if n == 0 else ["changes"]), (name, n)
+            sizes[name].append(len(json.dumps(got[0]["args"][0], separators=(",", ":"))))
+    # A pilot's report, over the pilot's own socket: the other screens hear it as changes too.
+    nxt = found["pilot:1A1:cs"].view["next"]
+    report = {"type": "report_dogfight", "a": nxt["a"], "b": nxt["b"], "throws": [{"winner": "A"}]}
+    ack = found["pilot:1A1:cs"].sock.emit(
+        "action", {"game": arena.gid, "client_id": "r1", "action": report, "slip": arena.slips["1A1"]}, callback=True
+    )
+    assert ack["ok"], ack
+    for name, screen in found.items():
+        assert [m["name"] for m in screen.take()] == ["changes"], name
+        slip = {"slip": arena.slips["1A1"]} if name.startswith("pilot") else {}
+        again = screen.sock.emit("resync", {"game": arena.gid, "seq": screen.seq, **slip}, callback=True)
+        assert again["seq"] == screen.seq and changes.same(again["view"], screen.view), name
+    for name, got in sizes.items():
+        # The first push is the whole view; each change set after it a small part of it.
+        assert max(got[1:]) * 4 < got[0], (name, got)
+
+
+def test_a_screen_that_missed_a_push_is_sent_changes_it_cannot_apply_and_resyncs(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    referee, watcher = found["referee:cs"].sock, found["public:en"]
+    for n, kind in enumerate(["pause_timer", "resume_timer"]):
+        referee.emit("action", {"game": arena.gid, "client_id": f"m{n}", "action": {"type": kind}}, callback=True)
+    first, second = watcher.sock.get_received()
+    watcher.take([first])  # the second push never reached this page
+    referee.emit("action", {"game": arena.gid, "client_id": "m2", "action": {"type": "pause_timer"}}, callback=True)
+    (third,) = watcher.sock.get_received()
+    assert third["name"] == "changes" and third["args"][0]["from"] == second["args"][0]["seq"] != watcher.seq
+
+
+def test_a_room_nobody_listened_in_gets_its_whole_view_next(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    referee = found["referee:cs"].sock
+    referee.emit("action", {"game": arena.gid, "client_id": "w0", "action": {"type": "pause_timer"}}, callback=True)
+    found["public:en"].sock.disconnect()
+    assert (PUBLIC, "en") not in live._rooms[arena.gid] and (PUBLIC, "cs") not in live._rooms[arena.gid]
+    referee.emit("action", {"game": arena.gid, "client_id": "w1", "action": {"type": "resume_timer"}}, callback=True)
+    late = Screen(socketio.test_client(app, flask_test_client=app.test_client()), arena.gid, found["public:en"].pushes)
+    late.sock.get_received()
+    referee.emit("action", {"game": arena.gid, "client_id": "w2", "action": {"type": "pause_timer"}}, callback=True)
+    # The public room (in English) had no socket at the push before: its view then was not made.
+    assert [m["name"] for m in late.take()] == ["view"]
+    assert [m["name"] for m in found["team:A:en"].take()] == ["view", "changes", "changes"]
+
+
+def test_a_change_set_no_smaller_than_the_view_is_sent_as_the_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(live, "SMALL_CHANGE", 0)
+    held = (4, {"a": 1, "b": None}, None)
+    event, message, size = live._message(held, 5, {"c": [1, 2]}, since=4, queued=False)
+    assert event == "view" and message == {"seq": 5, "view": {"c": [1, 2]}} and size == len('{"c":[1,2]}')
+    event, message, _size = live._message(held, 5, {"a": 1, "b": None, "c": 2}, since=4, queued=False)
+    assert event == "changes" and message == {"from": 4, "seq": 5, "changes": {"c": 2}}
+    # A null value survives the change set: it is set, not taken for a removal.
+    held = (4, {"a": 1, "b": None, "text": "long enough to be worth a change set"}, None)
+    event, message, _size = live._message(held, 5, {**held[1], "a": None}, since=4, queued=False)
+    assert event == "changes" and message["changes"] == {"a": {"$set": None}}
+    # Under half the view's size last weighed, a change set goes without weighing the view again.
+    event, message, size = live._message((4, {"a": 1}, 1000), 5, {"a": 2, "b": [3]}, since=4, queued=False)
+    assert event == "changes" and size == 1000
+
+
+@pytest.mark.parametrize(
+    "held, since, queued, event",
+    [
+        (None, 4, False, "view"),  # no view known: the first push after a start
+        ((4, None), 4, False, "view"),  # the room was told it has no view (a pilot whose order is gone)
+        ((4, {"a": 1}), None, False, "view"),  # a change from an unknown version (a duplicate)
+        ((5, {"a": 1}), 4, False, "view"),  # this version was sent already
+        ((3, {"a": 1}), 4, False, "changes"),  # one push overtaken by another: the room holds 3
+        ((3, {"a": 1}), 4, True, "view"),  # with a queue, another process may have sent 4
+        ((4, {"a": 1}), 4, True, "changes"),
+    ],
+)
+def test_the_whole_view_goes_when_no_view_the_room_holds_is_known(
+    held: Any, since: int | None, queued: bool, event: str
+) -> None:
+    held = held and (*held, None)
+    assert live._message(held, 5, {"a": 2}, since=since, queued=queued)[0] == event
+
+
+def test_an_action_costs_one_write_transaction_and_no_token_or_name_read(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sqlalchemy import event
+
+    from referee.web.extensions import engine_of
+
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    referee, team = found["referee:cs"].sock, found["team:A:en"].sock
+    # Warm: the first push reads the names of the log's phones once.
+    referee.emit("action", {"game": arena.gid, "client_id": "c0", "action": {"type": "pause_timer"}}, callback=True)
+    statements: list[str] = []
+    begun: list[bool] = []
+    engine = engine_of(app)
+
+    def on_begin(conn: Any) -> None:
+        begun.append(True)
+
+    def on_statement(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "begin", on_begin)
+    event.listen(engine, "before_cursor_execute", on_statement)
+    try:
+        for n, kind in enumerate(["resume_timer", "pause_timer"]):
+            ack = referee.emit(
+                "action", {"game": arena.gid, "client_id": f"c{n + 1}", "action": {"type": kind}}, callback=True
+            )
+            assert ack["ok"], ack
+        ack = team.emit(
+            "action",
+            {
+                "game": arena.gid,
+                "client_id": "c9",
+                "action": {"type": "set_players", "team": "A", "players": PLAYERS["A"]},
+            },
+            callback=True,
+        )
+        assert ack["ok"], ack
+    finally:
+        event.remove(engine, "begin", on_begin)
+        event.remove(engine, "before_cursor_execute", on_statement)
+    # Three actions, three transactions: each its write, nothing read before or after it.
+    assert len(begun) == 3, statements
+    assert not [s for s in statements if "tokens" in s or "devices" in s], statements
+
+
+def test_the_referees_log_names_phones_from_memory_and_hears_of_a_rename(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from referee.models import Device
+    from referee.web import senders
+    from referee.web.extensions import engine_of
+
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    referee = found["referee:cs"]
+
+    def names_shown(client_id: str) -> set[str]:
+        kind = "pause_timer" if int(client_id[1:]) % 2 == 0 else "resume_timer"
+        ack = referee.sock.emit(
+            "action", {"game": arena.gid, "client_id": client_id, "action": {"type": kind}}, callback=True
+        )
+        assert ack["ok"], ack
+        referee.take()
+        return {row["device"] for row in referee.view["log"] if row.get("by") == "team:A"}
+
+    renamed = arena.referee.post(f"/api/games/{arena.gid}/devices/{arena.device_a}", json={"name": "Red phone"})
+    assert renamed.status_code == 200
+    assert names_shown("n0") == {"Red phone"}  # renamed here: seen at the next push
+    with engine_of(app).begin() as conn:  # renamed by another process
+        conn.execute(Device.__table__.update().where(Device.__table__.c.id == arena.device_a).values(name="Blue"))
+    assert names_shown("n1") == {"Red phone"}  # from memory, for NAMES_TTL seconds
+    monkeypatch.setattr(senders, "NAMES_TTL", 0.0)
+    assert names_shown("n2") == {"Blue"}
+
+
+def test_a_revoked_phone_cannot_act_before_its_socket_is_closed(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    team = found["team:A:en"].sock
+    closed: list[str] = []
+    # The disconnect is on its way but has not landed: the socket is still open.
+    monkeypatch.setattr(socketio.server, "disconnect", lambda sid, namespace=None: closed.append(sid))
+    response = arena.referee.delete(f"/api/games/{arena.gid}/devices/{arena.device_a}")
+    assert response.status_code == 200 and closed
+    with app.app_context():
+        before = store_of(app).load(arena.gid)[1]
+    ack = team.emit(
+        "action",
+        {"game": arena.gid, "client_id": "x1", "action": {"type": "set_players", "team": "A", "players": PLAYERS["A"]}},
+        callback=True,
+    )
+    assert ack["ok"] is False and ack["error"] == "forbidden", ack
+    with app.app_context():
+        assert store_of(app).load(arena.gid)[1] == before
+
+
+def test_a_referee_link_revoked_elsewhere_stops_acting_once_its_role_is_read_again(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from referee.web.auth import TokenKind, list_tokens, revoke_token
+    from referee.web.extensions import engine_of
+
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    referee = found["referee:cs"].sock
+    reads: list[str] = []
+    real_role_of = games_module.role_of
+    monkeypatch.setattr(games_module, "role_of", lambda *a: reads.append("role") or real_role_of(*a))
+    ack = referee.emit(
+        "action", {"game": arena.gid, "client_id": "v0", "action": {"type": "pause_timer"}}, callback=True
+    )
+    assert ack["ok"] and reads == [], "the role settled at resync acts, not read again per action"
+    for token in list_tokens(engine_of(app), kinds=(TokenKind.REFEREE,)):
+        revoke_token(engine_of(app), token.id)  # as `referee tokens revoke` does, from another process
+    monkeypatch.setattr(live, "ROLE_TTL", 0.0)
+    ack = referee.emit(
+        "action", {"game": arena.gid, "client_id": "v1", "action": {"type": "resume_timer"}}, callback=True
+    )
+    assert reads == ["role"] and not ack.get("ok") and not referee.is_connected()
+
+
+NODE_CHANGES = r"""
+import assert from 'node:assert/strict';
+const { Connection } = await import(process.argv[1] + '/lib/conn.js');
+const handlers = {};
+const sent = [];
+let ackOf = {};
+const socket = {
+  connected: true, io: { on() {} }, on(name, fn) { handlers[name] = fn; },
+  timeout() { return this; },
+  emit(event, payload, cb) { sent.push([event, payload]); const a = ackOf[event] && ackOf[event](payload); if (cb && a) cb(null, a); },
+  connect() {}, disconnect() {}, removeAllListeners() {},
+};
+const mem = new Map();
+const storage = { getItem: (k) => mem.get(k) ?? null, setItem: (k, v) => mem.set(k, v), removeItem: (k) => mem.delete(k) };
+ackOf = { resync: () => ({ ok: true, seq: 3, view: { version: 3, log: [1, 2], round: { left: 9, deadline: null } } }), time_ping: () => ({ server_time: Date.now() }) };
+const conn = new Connection({ game: 'g', io: () => socket, storage, clockEveryMs: 1e9, ackTimeoutMs: 200 });
+const shown = [];
+conn.on('view', (m) => { shown.push([m.seq, JSON.parse(JSON.stringify(m.view))]); m.view.log.push('a page scribbles on its copy'); });
+const tick = () => new Promise((r) => setTimeout(r, 0));
+conn.start();
+handlers.connect();
+await tick();
+assert.deepEqual(shown.at(-1), [3, { version: 3, log: [1, 2], round: { left: 9, deadline: null } }]);
+// In order: applied, shown as a view.
+handlers.changes({ from: 3, seq: 4, changes: { version: 4, log: { $list: [[2, 0, [3]]] }, round: { left: 8 } } });
+assert.deepEqual(shown.at(-1), [4, { version: 4, log: [1, 2, 3], round: { left: 8, deadline: null } }]);
+// Already here: ignored.
+handlers.changes({ from: 3, seq: 4, changes: { version: 99 } });
+assert.equal(shown.length, 2);
+// A change set that does not fit is not shown (nothing half applied): a resync is asked.
+sent.length = 0;
+ackOf.resync = () => null;  // the answer is on its way, late
+handlers.changes({ from: 4, seq: 5, changes: { log: { $list: [[7, 1]] } } });
+assert.equal(shown.length, 2);
+assert.deepEqual(sent.map((s) => s[0]), ['resync']);
+// While the resync is on its way, changes from elsewhere wait, and follow the view it brings.
+handlers.changes({ from: 6, seq: 7, changes: { version: 7 } });
+handlers.changes({ from: 5, seq: 6, changes: { version: 6 } });
+assert.equal(shown.length, 2);
+handlers.view({ seq: 5, view: { version: 5, log: [], round: null } });
+assert.deepEqual(shown.map((s) => s[0]), [3, 4, 5, 6, 7]);
+assert.equal(conn.lastSeq, 7);
+// A gap: another base asks for a resync.
+sent.length = 0;
+handlers.changes({ from: 9, seq: 10, changes: {} });
+assert.deepEqual(sent.map((s) => s[0]), ['resync']);
+// An answer without a view is answered with the view of its seq: the one held...
+conn._resyncing = false;
+ackOf.action = () => ({ ok: true, seq: 7, events: [{ seq: 7 }] });
+const now = await conn.send({ type: 'x' });
+assert.equal(now.view.version, 7);
+// ...or, when the push is late (another process sent it), once it is here.
+ackOf.action = () => ({ ok: true, seq: 8, events: [{ seq: 8 }] });
+let answered = null;
+const later = conn.send({ type: 'y' }).then((r) => { answered = r; });
+await new Promise((r) => setTimeout(r, 20));
+assert.equal(answered, null);
+handlers.changes({ from: 7, seq: 8, changes: { version: 8 } });
+await later;
+assert.equal(answered.view.version, 8);
+assert.deepEqual(shown.map((s) => s[0]).slice(-2), [7, 8]);
+// No push at all: answered without a view after the wait, and a resync asked.
+ackOf.action = () => ({ ok: true, seq: 9, events: [{ seq: 9 }] });
+sent.length = 0;
+const lost = await conn.send({ type: 'z' });
+assert.equal(lost.view, null);
+assert.ok(sent.some((s) => s[0] === 'resync'));
+conn.stop();
+console.log('changes ok');
+"""  # noqa: E501 - JavaScript for node, one assertion a line
 
 
 def old_log_view(state: airraid.State, role: Role, limit: int | None) -> list[dict[str, Any]]:
@@ -198,3 +512,19 @@ def test_outgoing_packets_skip_the_binary_search(app: Flask) -> None:
     assert TextPacket.data_is_binary(["view", big_view]) is False
     encoded = TextPacket(2, data=["view", big_view]).encode()
     assert encoded.startswith('2["view",') and '"cells"' in encoded
+
+
+def test_the_page_applies_changes_in_order_and_resyncs_on_a_gap() -> None:
+    """conn.js: changes applied to the held view in order, a gap or misfit asks a resync, answers get the view."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js not installed: the conn.js check is skipped")
+    js = Path(__file__).resolve().parents[2] / "static" / "js"
+    result = subprocess.run(
+        [node, "--input-type=module", "-e", NODE_CHANGES, js.as_uri()], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0 and "changes ok" in result.stdout, result.stderr + result.stdout

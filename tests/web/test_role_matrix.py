@@ -27,6 +27,7 @@ from referee.web.extensions import db, engine_of, socketio
 
 from ..airraid_helpers import SEA_7, ships_json
 from ..battleship_helpers import ruleset_raw
+from .screens import Pushes, Screen
 from .test_games_web import act, join, referee_client
 
 # --- The game every row is driven against ----------------------------------------------------
@@ -185,7 +186,7 @@ def ctx(app: Flask) -> Ctx:
 
 # --- Secrets and side effects ------------------------------------------------------------------
 
-# Keys whose values are plane labels ("A1" = team A's first plane), not squares.
+# Keys whose values are plane labels ("A1", "A4" = team A's first and fourth order of the round), not squares.
 LABEL_KEYS = frozenset({"label", "a_label", "b_label", "reason"})
 # Named on purpose, to the team that lost the plane: it is handed to this pilot as a trophy.
 NAME_KEYS = frozenset({"shot_down_by", "shot_down.by"})
@@ -215,6 +216,7 @@ def unambiguous(secret: str) -> bool:
 
 
 PAGE_DATA = re.compile(r'<script type="application/json" id="page-data">(.*?)</script>', re.S)
+RANDOM_ID = re.compile(r"(?=[A-Za-z0-9_-]*[a-z])[A-Za-z0-9_-]{12,}")
 
 
 def leaks(role: str, text: str, *, squares_too: bool = True) -> set[str]:
@@ -235,6 +237,9 @@ def leaks(role: str, text: str, *, squares_too: bool = True) -> set[str]:
         for key, value in leaves(doc):
             if key.rpartition(".")[2] not in LABEL_KEYS and key not in NAME_KEYS and value in hidden:
                 found.add(f"{key}={value}")
+    # Random ids and tokens (base64url, 12 characters and more, lower case among them) can spell
+    # a square by chance ("/b/D7-xK…"): they go before the text is searched.
+    rest = RANDOM_ID.sub(" ", rest)
     for secret in filter(unambiguous, hidden):
         if re.search(rf"(?<![A-Za-z0-9_#-]){re.escape(secret)}(?![A-Za-z0-9])", rest):
             found.add(secret)
@@ -295,6 +300,10 @@ ROUTES: dict[tuple[str, str], dict[str, int]] = {
     ("/api/games/<game_id>/slips", "GET"): only({"referee": 200, "team_a": 200, "team_b": 200}),
     ("/api/games/<game_id>/log.json", "GET"): only({"referee": 200}),
     ("/api/games/<game_id>/log.csv", "GET"): only({"referee": 200}),
+    # The score sheet holds both fleets and every order: the log's access (referee, everyone once over).
+    ("/g/<game_id>/sheet", "GET"): only({"referee": 200}),
+    ("/api/games/<game_id>/pilots.csv", "GET"): only({"referee": 200}),
+    ("/api/games/<game_id>/events.csv", "GET"): only({"referee": 200}),
     # Battleship (ctx.bs_gid, placing). Anyone at the club may start a game; a player's page is its
     # two players' own (anyone else is sent on to the projector view).
     ("/battleship", "GET"): EVERYONE,
@@ -487,16 +496,19 @@ def socket_messages(sock: Any) -> list[Any]:
 
 
 @pytest.mark.parametrize("event", sorted(EVENTS))
-def test_event_as_every_role(ctx: Ctx, event: str) -> None:
+def test_event_as_every_role(ctx: Ctx, event: str, monkeypatch: pytest.MonkeyPatch) -> None:
     app, gid = ctx.app, ctx.gid
+    pushes = Pushes(monkeypatch)
     sockets = {role: socketio.test_client(app, flask_test_client=ctx.clients[role]) for role in ROLES}
     received: dict[str, list[Any]] = {role: [] for role in ROLES}
+    screens: dict[str, Screen] = {}
     # Every socket listens as its role first (resync), so every push below reaches it.
     for role, sock in sockets.items():
         ack = sock.emit("resync", payload(ctx, "resync", role), callback=True)
         assert ack["ok"] == (role != "tampered"), (role, ack)
         if ack["ok"]:
             assert ack["view"]["role"] == VIEW_ROLE[role], role
+            screens[role] = Screen(sock, gid, pushes, ack)
         received[role].append(ack)
     try:
         for role in ROLES:
@@ -521,14 +533,20 @@ def test_event_as_every_role(ctx: Ctx, event: str) -> None:
                 assert snapshot(ctx) == before, f"{where} changed something"
             if event == "resync" and ack.get("ok"):
                 assert ack["view"]["role"] == VIEW_ROLE[role], where
-        # One more accepted change, so that every socket still connected gets a pushed view.
-        ok(ctx.clients["referee"].post(f"/api/games/{gid}/actions", json={"action": {"type": "pause_timer"}}))
+        # Two more accepted changes, so that every socket still connected gets a pushed view, and
+        # the second at least as a change set (a room's first push after a start is its whole view).
+        for kind in ("pause_timer", "resume_timer"):
+            ok(ctx.clients["referee"].post(f"/api/games/{gid}/actions", json={"action": {"type": kind}}))
         for role, sock in sockets.items():
             if sock.is_connected():
                 pushed = socket_messages(sock)
                 if event != "disconnect" and role != "tampered":
-                    assert any(m["name"] == "view" for m in pushed), f"{role} got no pushed view"
+                    assert any(m["name"] in ("view", "changes") for m in pushed), f"{role} got no pushed view"
+                    # Each change set, applied to the view the page held, gives the role's whole view.
+                    screens[role].take(pushed)
                 received[role].extend(pushed)
+        if event != "disconnect":  # (every socket is gone then)
+            assert "changes" in pushes.kinds, "no change set was pushed: the checks above saw whole views only"
         for role, docs in received.items():
             found = leaks(role, json.dumps(docs))
             assert not found, f"socket {event}: {role} received {sorted(found)}"
@@ -643,7 +661,7 @@ def test_probing_unseen_orders_gets_one_answer_in_the_air(app: Flask, caller: st
     assert len(set(got.values())) == 1, f"{caller} {action['type']}: answers differ by order: {got}"
     _status, body, _ = next(iter(got.values()))
     text = body.decode()
-    for word in ("B1", "B2", "B3", "fighter", "bomber", "middle", "corridor", "Bea", "Ben"):
+    for word in ("B1", "B2", "B3", "B4", "B5", "fighter", "bomber", "middle", "corridor", "Bea", "Ben"):  # B's planes
         assert word not in text, f"{caller} {action['type']}: the refusal names {word!r}: {text}"
     # What B does next changes nothing in A's answer: B's ships are bombed, a report comes in.
     ok(

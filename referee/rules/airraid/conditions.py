@@ -331,8 +331,8 @@ def dogfight_problem(state: State, role: Role, a_id: str, b_id: str) -> RulesErr
         return IllegalAction(
             Msg(
                 "{label} and {label2} fly for the same team",
-                label=rnd.orders[a_id].label(),
-                label2=rnd.orders[b_id].label(),
+                label=rnd.orders[a_id].label(state.ruleset),
+                label2=rnd.orders[b_id].label(state.ruleset),
             )
         )
     a, b = order_pair(rnd, a_id, b_id)
@@ -340,31 +340,43 @@ def dogfight_problem(state: State, role: Role, a_id: str, b_id: str) -> RulesErr
         return IllegalAction(
             Msg(
                 "{label} flies the {corridor} corridor and {label2} the {corridor2}: they never meet",
-                label=a.label(),
+                label=a.label(state.ruleset),
                 corridor=a.corridor,
-                label2=b.label(),
+                label2=b.label(state.ruleset),
                 corridor2=b.corridor,
             )
         )
-    meeting = corridor_board(rnd, a.corridor).meeting(a.id, b.id)
+    meeting = corridor_board(rnd, a.corridor, state.ruleset).meeting(a.id, b.id)
     if meeting is None:
-        return IllegalAction(Msg("{label} and {label2} are not in the air", label=a.label(), label2=b.label()))
+        return IllegalAction(
+            Msg("{label} and {label2} are not in the air", label=a.label(state.ruleset), label2=b.label(state.ruleset))
+        )
     if meeting.status == "done":
         return IllegalAction(
             Msg(
                 "the dogfight of {label} and {label2} in the {corridor} corridor is already decided",
-                label=a.label(),
-                label2=b.label(),
+                label=a.label(state.ruleset),
+                label2=b.label(state.ruleset),
                 corridor=a.corridor,
             )
         )
     if meeting.status == "never":
         return IllegalAction(
-            Msg("{label} never meets {label2}: {reason}", label=a.label(), label2=b.label(), reason=meeting.reason)
+            Msg(
+                "{label} never meets {label2}: {reason}",
+                label=a.label(state.ruleset),
+                label2=b.label(state.ruleset),
+                reason=meeting.reason,
+            )
         )
     if meeting.status == "waiting":
         return IllegalAction(
-            Msg("{label} cannot meet {label2} yet: {reason}", label=a.label(), label2=b.label(), reason=meeting.reason)
+            Msg(
+                "{label} cannot meet {label2} yet: {reason}",
+                label=a.label(state.ruleset),
+                label2=b.label(state.ruleset),
+                reason=meeting.reason,
+            )
         )
     return None
 
@@ -399,7 +411,11 @@ def confirm_problem(state: State, role: Role, a_id: str, b_id: str) -> RulesErro
     pending = rnd.reports.get(key)
     if not pending:
         return IllegalAction(
-            Msg("nobody has reported the dogfight of {label} and {label2}", label=a.label(), label2=b.label())
+            Msg(
+                "nobody has reported the dogfight of {label} and {label2}",
+                label=a.label(state.ruleset),
+                label2=b.label(state.ruleset),
+            )
         )
     if key in rnd.conflicts:
         return IllegalAction(Msg("the pilots' reports contradict each other: the referee enters the result"))
@@ -411,18 +427,22 @@ def confirm_problem(state: State, role: Role, a_id: str, b_id: str) -> RulesErro
 def bomber_problem(state: State, role: Role, order: Order) -> RulesError | None:
     """Refuse a bombing's action unless the order is a bomber waiting at the base of the role's team."""
     if order.kind != BOMBER:
-        return IllegalAction(Msg("{label} is a fighter: fighters do not bomb", label=order.label()))
+        return IllegalAction(Msg("{label} is a fighter: fighters do not bomb", label=order.label(state.ruleset)))
     if order.status == "airborne":
         return IllegalAction(
             Msg(
                 "{label} has not flown through the {corridor} corridor yet",
-                label=order.label(),
+                label=order.label(state.ruleset),
                 corridor=order.corridor,
             )
         )
     if order.status != "bombing":
         return IllegalAction(
-            Msg("{label} is {replace}: it cannot bomb", label=order.label(), replace=order.status.replace("_", " "))
+            Msg(
+                "{label} is {replace}: it cannot bomb",
+                label=order.label(state.ruleset),
+                replace=order.status.replace("_", " "),
+            )
         )
     return role_problem(role, "referee", "team", team=other(order.team))
 
@@ -444,7 +464,7 @@ def announce_problem(state: State, order: Order) -> RulesError | None:
         return IllegalAction(
             Msg(
                 "{label}'s bombing is already announced: {answer}",
-                label=order.label(),
+                label=order.label(state.ruleset),
                 answer=rnd.bombings[order.id].answer,
             )
         )
@@ -456,11 +476,18 @@ def report_bombing_problem(state: State, order: Order) -> RulesError | None:
     bombing = state.rounds[order.round - 1].bombings.get(order.id)
     if bombing is None:
         return IllegalAction(
-            Msg("announce {label}'s bombing first: the sea answers water, fight or already hit", label=order.label())
+            Msg(
+                "announce {label}'s bombing first: the sea answers water, fight or already hit",
+                label=order.label(state.ruleset),
+            )
         )
     if bombing.answer != "fight" or bombing.result is not None:
         return IllegalAction(
-            Msg("{label}'s bombing is over: {value}", label=order.label(), value=bombing.result or bombing.answer)
+            Msg(
+                "{label}'s bombing is over: {value}",
+                label=order.label(state.ruleset),
+                value=bombing.result or bombing.answer,
+            )
         )
     return None
 

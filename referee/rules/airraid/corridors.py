@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..errors import MalformedAction, Msg
 from ..events import Throw
+from ..ruleset import AirRaidRuleset
 from .state import BOMBER, FIGHTER, TEAMS, Order, Round, State, other
 
 # --- Corridors: who meets whom ---------------------------------------------------------------
@@ -46,7 +47,7 @@ def duel_key(corridor: str, a: str, b: str) -> str:
     return f"{corridor}:{a}:{b}"
 
 
-def corridor_board(rnd: Round, corridor: str) -> CorridorBoard:
+def corridor_board(rnd: Round, corridor: str, ruleset: AirRaidRuleset) -> CorridorBoard:
     """Work out, from the take-off order and the results so far, who meets whom in a corridor.
 
     Plane a_i meets b_j only if both survived all their earlier meetings; a_i meets the
@@ -73,7 +74,7 @@ def corridor_board(rnd: Round, corridor: str) -> CorridorBoard:
                         a.id,
                         b.id,
                         "never",
-                        Msg("{plane} was shot down by {killer}", plane=dead.label(), killer=killer),
+                        Msg("{plane} was shot down by {killer}", plane=dead.label(ruleset), killer=killer),
                     )
                 )
                 continue
@@ -85,7 +86,7 @@ def corridor_board(rnd: Round, corridor: str) -> CorridorBoard:
                         a.id,
                         b.id,
                         "waiting",
-                        Msg("{plane} must first finish its earlier dogfight", plane=first.label()),
+                        Msg("{plane} must first finish its earlier dogfight", plane=first.label(ruleset)),
                     )
                 )
                 a_state = "unknown"
@@ -99,10 +100,10 @@ def corridor_board(rnd: Round, corridor: str) -> CorridorBoard:
                 continue
             meetings.append(Meeting(corridor, a.id, b.id, "done"))
             if result.shot_down == a.id:
-                a_state, a_killer = "dead", b.label()
+                a_state, a_killer = "dead", b.label(ruleset)
             elif result.shot_down == b.id:
                 b_state[b.id] = "dead"
-                b_killer[b.id] = a.label()
+                b_killer[b.id] = a.label(ruleset)
         if a_state == "alive":
             through.append(a.id)
     through.extend(b.id for b in b_planes if b_state[b.id] == "alive")
@@ -114,7 +115,7 @@ def corridor_boards(state: State) -> list[CorridorBoard]:
     rnd = state.round
     if rnd is None:
         return []
-    return [corridor_board(rnd, c) for c in state.ruleset.corridors]
+    return [corridor_board(rnd, c, state.ruleset) for c in state.ruleset.corridors]
 
 
 def next_meeting(state: State, order: Order) -> Meeting | None:
@@ -122,7 +123,7 @@ def next_meeting(state: State, order: Order) -> Meeting | None:
     rnd = state.rounds[order.round - 1]
     if rnd.phase != "airborne" or order.status != "airborne":
         return None
-    for m in corridor_board(rnd, order.corridor).meetings:
+    for m in corridor_board(rnd, order.corridor, state.ruleset).meetings:
         if order.id in (m.a, m.b) and m.status not in ("done", "never"):
             return m
     return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -94,6 +93,7 @@ from .state import (
     State,
     Team,
     Timer,
+    order_serial,
     other,
 )
 
@@ -346,17 +346,6 @@ def _parse_order(
     return team, pilot, kind, ship, corridor, position, target, f
 
 
-_ORDER_ID = re.compile(r"^([1-9][0-9]{0,5})([AB])([1-9][0-9]{0,5})$")
-
-
-def order_serial(order_id: str, round_number: int, team: str) -> int | None:
-    """Return the counter of an order id like "2A3" if it is of that round and team, else None."""
-    m = _ORDER_ID.match(order_id)
-    if m is None or int(m.group(1)) != round_number or m.group(2) != team:
-        return None
-    return int(m.group(3))
-
-
 def _reserve(state: State, event: Event) -> None:
     """Keep an id given by an event that no longer applies (voided or skipped): ids are never reused."""
     rnd = state.round
@@ -465,8 +454,8 @@ def _resolve_dogfight(state: State, rnd: Round, a: Order, b: Order, result: Duel
         corridor=a.corridor,
         a=a.id,
         b=b.id,
-        a_label=a.label(),
-        b_label=b.label(),
+        a_label=a.label(state.ruleset),
+        b_label=b.label(state.ruleset),
         shot_down=result.shot_down,
         passed=result.passed,
     )
@@ -579,7 +568,7 @@ def _announce_bombing(state: State, event: Event, role: Role) -> Mapping[str, An
         type="bombing",
         team=defender.id,
         order=order.id,
-        label=order.label(),
+        label=order.label(state.ruleset),
         square=name,
         answer=answer,
     )
@@ -612,7 +601,7 @@ def _report_bombing(state: State, event: Event, role: Role) -> None:
         type="bombing_result",
         team=defender.id,
         order=order.id,
-        label=order.label(),
+        label=order.label(state.ruleset),
         square=name,
         result=result,
     )
@@ -857,6 +846,11 @@ def outcome(state: State) -> Outcome | None:
 def state_to_dict(state: State) -> JSON:
     """Return the whole state as JSON-able data (for snapshots and comparison)."""
     return log_state_to_dict(state)
+
+
+def snapshot_to_dict(state: State) -> JSON:
+    """Return the state without its log, which the store keeps as events, its messages translatable."""
+    return log_state_to_dict(state, log=False, messages=True)
 
 
 def state_from_dict(data: Mapping[str, Any]) -> State:

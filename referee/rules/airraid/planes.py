@@ -57,7 +57,7 @@ def _shoot_down(state: State, order: Order, holder_team: str, holder: str, seq: 
         type="shot_down",
         team=order.team,
         order=order.id,
-        label=order.label(),
+        label=order.label(state.ruleset),
         kind=order.kind,
         by=holder,
         by_team=holder_team,
@@ -66,7 +66,7 @@ def _shoot_down(state: State, order: Order, holder_team: str, holder: str, seq: 
 
 def _after_corridor(state: State, rnd: Round, corridor: str, seq: int) -> None:
     """Send planes that have flown through on: bombers to the enemy base, fighters home."""
-    board = corridor_board(rnd, corridor)
+    board = corridor_board(rnd, corridor, state.ruleset)
     for order_id in board.through:
         order = rnd.orders[order_id]
         if order.status != "airborne":
@@ -79,7 +79,7 @@ def _after_corridor(state: State, rnd: Round, corridor: str, seq: int) -> None:
                 type="through",
                 team=order.team,
                 order=order.id,
-                label=order.label(),
+                label=order.label(state.ruleset),
                 corridor=corridor,
                 kind=BOMBER,
             )
@@ -90,7 +90,7 @@ def _after_corridor(state: State, rnd: Round, corridor: str, seq: int) -> None:
                 type="through",
                 team=order.team,
                 order=order.id,
-                label=order.label(),
+                label=order.label(state.ruleset),
                 corridor=corridor,
                 kind=FIGHTER,
             )

@@ -45,9 +45,29 @@ class Order:
     landed_on: str | None = None
     shot_down_by: str | None = None
 
-    def label(self) -> str:
-        """Name the plane as pilots call it in the corridor: team letter and take-off position."""
-        return f"{self.team}{self.position}"
+    def label(self, ruleset: AirRaidRuleset) -> str:
+        """Name the plane as everyone calls it: the team letter and its order's number in the round.
+
+        Orders are numbered as they are written (1A1, 1A2, … in round 1) and a number is never
+        given twice, so the label is unique in its team's round, never changes once written, and
+        says nothing of the corridor or the take-off position the enemy's view keeps from them.
+        """
+        serial = order_serial(self.id, self.round, self.team)
+        if serial is None:
+            # Ids of games stored before orders were numbered: the corridor's block of numbers.
+            serial = ruleset.corridors.index(self.corridor) * ruleset.corridor_limit + self.position
+        return f"{self.team}{serial}"
+
+
+_ORDER_ID = re.compile(r"^([1-9][0-9]{0,5})([AB])([1-9][0-9]{0,5})$")
+
+
+def order_serial(order_id: str, round_number: int, team: str) -> int | None:
+    """Return the counter of an order id like "2A3" if it is of that round and team, else None."""
+    m = _ORDER_ID.match(order_id)
+    if m is None or int(m.group(1)) != round_number or m.group(2) != team:
+        return None
+    return int(m.group(3))
 
 
 @dataclass

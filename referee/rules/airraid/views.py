@@ -234,7 +234,7 @@ def _order_view(state: State, order: Order, full: bool = True) -> JSON:
     data: JSON = {
         "id": order.id,
         "team": order.team,
-        "label": order.label(),
+        "label": order.label(state.ruleset),
         "round": order.round,
         "kind": order.kind,
         "corridor": order.corridor,
@@ -268,20 +268,20 @@ def _next_meeting(state: State, order: Order) -> JSON | None:
         "b": m.b,
         "status": m.status,
         "reason": m.reason,
-        "opponent": {"label": enemy.label(), "kind": enemy.kind, "team": enemy.team},
+        "opponent": {"label": enemy.label(state.ruleset), "kind": enemy.kind, "team": enemy.team},
         "reported_by": [r.by for r in reports],
         "conflict": key in rnd.conflicts,
-        "pending": [_duel_view(r.result, rnd) for r in reports],
+        "pending": [_duel_view(state, r.result, rnd) for r in reports],
     }
 
 
-def _duel_view(d: DuelResult, rnd: Round) -> JSON:
+def _duel_view(state: State, d: DuelResult, rnd: Round) -> JSON:
     return {
         "corridor": d.corridor,
         "a": d.a,
         "b": d.b,
-        "a_label": rnd.orders[d.a].label(),
-        "b_label": rnd.orders[d.b].label(),
+        "a_label": rnd.orders[d.a].label(state.ruleset),
+        "b_label": rnd.orders[d.b].label(state.ruleset),
         "throws": [t.to_dict() for t in d.throws],
         "choice": d.choice,
         "passed": d.passed,
@@ -430,10 +430,10 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
             }
             for b in corridor_boards(state)
         ]
-        view["duels"] = [_duel_view(d, rnd) for d in rnd.duels.values()] if rnd else []
+        view["duels"] = [_duel_view(state, d, rnd) for d in rnd.duels.values()] if rnd else []
         view["reports"] = (
             {
-                k: [{"by": r.by, "seq": r.seq, "result": _duel_view(r.result, rnd)} for r in v]
+                k: [{"by": r.by, "seq": r.seq, "result": _duel_view(state, r.result, rnd)} for r in v]
                 for k, v in rnd.reports.items()
             }
             if rnd
@@ -479,7 +479,7 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
         view["bombers_at_base"] = [
             {
                 "order": o.id,
-                "label": o.label(),
+                "label": o.label(state.ruleset),
                 "corridor": o.corridor,
                 "pilot": o.pilot,
                 "answer": rb[o.id].answer if o.id in rb else None,
@@ -541,7 +541,7 @@ def slip_rows(state: State, role: Role, number: int) -> list[JSON]:
                 "ship_kind": ship.kind if ship else "",
                 "corridor": order.corridor,
                 "position": order.position,
-                "label": order.label(),
+                "label": order.label(state.ruleset),
                 "round": order.round,
                 "target": grid.square_name(order.target) if order.target else None,
             }

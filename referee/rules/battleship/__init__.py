@@ -27,6 +27,7 @@ from .moves import (
     outcome,
     read_ruleset,
     replay,
+    snapshot_to_dict,
     state_from_dict,
     state_to_dict,
 )
@@ -87,6 +88,7 @@ __all__ = [
     "sea_draft",
     "ship_name",
     "shots_due",
+    "snapshot_to_dict",
     "state_from_dict",
     "state_to_dict",
     "view_for",

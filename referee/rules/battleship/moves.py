@@ -165,7 +165,7 @@ def _parse_fleet(state: State, player: str, data: Mapping[str, Any]) -> list[Shi
         text = data["sea"]
         if not isinstance(text, str) or len(text) > 2000:
             raise MalformedAction(Msg("sea must be the sea written as text"))
-        _, ships, problems = ships_from_text(text, rs.sea, rs.fleet, rs.size)
+        _, ships, problems = ships_from_text(text, rs.worded_sea, rs.fleet, rs.size)
         if problems:
             raise IllegalAction(join_msgs([p.message for p in problems]))
         return ships
@@ -176,7 +176,8 @@ def _parse_fleet(state: State, player: str, data: Mapping[str, Any]) -> list[Shi
     for i, item in enumerate(raw):
         ship = Ship.from_dict(item, grid)
         ships.append(Ship(ship.id or LETTERS[i], ship.kind, ship.squares))
-    problems = check_fleet(grid, rs.sea, rs.fleet, ships)
+    # The game's own words name the ships in a refusal, as on the page's tray.
+    problems = check_fleet(grid, rs.worded_sea, rs.fleet, ships)
     if problems:
         raise IllegalAction(join_msgs([p.message for p in problems]))
     return ships
@@ -395,6 +396,11 @@ def outcome(state: State) -> Outcome | None:
 def state_to_dict(state: State) -> JSON:
     """Return the whole state as JSON-able data (for snapshots and comparison)."""
     return log_state_to_dict(state)
+
+
+def snapshot_to_dict(state: State) -> JSON:
+    """Return the state without its log, which the store keeps as events, its messages translatable."""
+    return log_state_to_dict(state, log=False, messages=True)
 
 
 def state_from_dict(data: Mapping[str, Any]) -> State:

@@ -67,6 +67,7 @@ class BattleshipRuleset:
     per_shot_report: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
     mode: str = MODE
+    language: str | None = None  # the game's own language: its words stand beside the page's
 
     def grid(self, size: int | None = None) -> Grid:
         """Return the grid of a sea (its size is the ruleset's; `size` is accepted for the shared CLI)."""
@@ -75,6 +76,31 @@ class BattleshipRuleset:
     def name_in(self, lang: str | None) -> str:
         """Return the ruleset's name in a language, falling back to its own."""
         return self.names.get(lang or "", self.name)
+
+    def ship_word(self, kind_id: str) -> Name:
+        """Return a ship kind's name in the game's own word beside each language's, e.g. "krysser · cruiser".
+
+        In the own language itself the word stands once; a kind without an own word keeps its names.
+        """
+        kind = self.sea.kinds[kind_id]
+        own = kind.names.get(self.language or "")
+        if not own:
+            return Name(kind.name, dict(kind.names))
+
+        def beside(name: str) -> str:
+            return name if name == own else f"{own} · {name}"
+
+        names = {code: own if code == self.language else beside(name) for code, name in kind.names.items()}
+        return Name(beside(kind.name), names)
+
+    @property
+    def worded_sea(self) -> SeaRules:
+        """Return the sea rules with each kind named by `ship_word`: the names refusals and labels use."""
+        kinds = {}
+        for kind_id, kind in self.sea.kinds.items():
+            word = self.ship_word(kind_id)
+            kinds[kind_id] = dataclasses.replace(kind, name=str(word), names=word.names)
+        return dataclasses.replace(self.sea, kinds=kinds)
 
     def with_per_shot(self, on: bool) -> BattleshipRuleset:
         """Return the ruleset with the per-shot house rule switched on or off."""
@@ -130,6 +156,12 @@ def battleship_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> 
         p.add("ruleset.mode", f"this reader takes mode {MODE}, not {brief(mode)}")
     name = p.text(head, "ruleset.name", rid)
     names = p.names(head, "ruleset.names")
+    language = head.get("language")
+    if language is not None and not (
+        isinstance(language, str) and 2 <= len(language) <= 8 and language.isascii() and language.isalpha()
+    ):
+        p.add("ruleset.language", f"must be a language code like nb or nl, not {brief(language)}")
+        language = None
     before_sea = len(p.items)
     sea = parse_sea_rules(data, p)
     sea_table = data.get("sea") if isinstance(data.get("sea"), Mapping) else {}
@@ -176,6 +208,7 @@ def battleship_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> 
         per_shot=per_shot,
         per_shot_report=per_shot_report,
         raw=data,
+        language=language,
     )
 
 

@@ -54,6 +54,7 @@ def _ruleset_view(rs: BattleshipRuleset) -> JSON:
         "id": rs.id,
         "name": rs.name,
         "names": dict(rs.names),
+        "language": rs.language,
         "size": rs.size,
         "letters": rs.sea.letters,
         "column_labels": grid.column_labels(),
@@ -101,7 +102,7 @@ def _board_view(state: State, owner: str, role: Role, reveal: bool) -> JSON:
     grid = state.grid()
     side = state.players[owner]
     knows = reveal or role.kind == "referee" or (role.kind == "player" and role.subject == owner)
-    labels = ship_labels(state.ruleset.sea, side.ships)
+    labels = ship_labels(state.ruleset.worded_sea, side.ships, fleet=state.ruleset.fleet)
     board: JSON = {
         "owner": owner,
         "shots": _truth(state, owner) if knows else _told(state, other(owner)),
@@ -166,4 +167,4 @@ def sea_draft(state: State, role: Role | str, player: object) -> Draft:
         raise MalformedAction(Msg("player must be A or B, not {player!r}", player=player))
     if _role(role) not in (REFEREE, Role("player", str(player))):
         raise NotYourTurn(Msg("Only that player or the referee may do this."))
-    return Draft(state.grid(), state.ruleset.sea, tuple(state.ruleset.fleet))
+    return Draft(state.grid(), state.ruleset.worded_sea, tuple(state.ruleset.fleet))

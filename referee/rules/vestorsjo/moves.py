@@ -828,6 +828,11 @@ def state_to_dict(state: State) -> JSON:
     return log_state_to_dict(state)
 
 
+def snapshot_to_dict(state: State) -> JSON:
+    """Return the state without its log, which the store keeps as events, its messages translatable."""
+    return log_state_to_dict(state, log=False, messages=True)
+
+
 def state_from_dict(data: Mapping[str, Any]) -> State:
     """Rebuild a state from `state_to_dict` output."""
     return log_state_from_dict(State, data)

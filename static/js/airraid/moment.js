@@ -39,7 +39,9 @@ export class RoundMoment {
     this.last = now;
     if (!was || was.phase !== 'airborne' || !was.round) return;
     if (now.round === was.round && now.phase === 'airborne' && !now.over) return;
-    this.show(t('moment.time'), now.over ? t('moment.game_over') : t('moment.round_over', { n: was.round }));
+    // A game that ended (a fleet sunk, a surrender) is not "Time!": the winner banner says why.
+    if (now.over) this.show(t('moment.over'), t('moment.game_over'));
+    else this.show(t('moment.time'), t('moment.round_over', { n: was.round }));
   }
 
   /** The countdown reached 0:00 while the round is still in the air. */

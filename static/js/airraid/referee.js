@@ -21,6 +21,20 @@ import * as teams from './referee/teams.js';
 import * as log from './referee/log.js';
 import * as devices from './referee/devices.js';
 
+/**
+ * A plane's label by the rules' own rule (Order.label): the team letter and the order's number in
+ * its round ("2A3" is A3); ids of games stored before orders were numbered fall back to the
+ * corridor's block of numbers. Only for an order of an earlier round, which the view no longer
+ * lists with its label.
+ */
+function planeLabel(ruleset, d, orderId) {
+  const m = /^[1-9][0-9]*([AB])([1-9][0-9]*)$/.exec(orderId || '');
+  if (m && m[1] === d.team) return `${d.team}${m[2]}`;
+  const index = ((ruleset && ruleset.corridors) || []).indexOf(d.corridor);
+  if (index < 0 || !d.position || !ruleset.corridor_limit) return null;
+  return `${d.team}${index * ruleset.corridor_limit + d.position}`;
+}
+
 function start() {
   const page = readJson('page-data', {});
   const csrf = readJson('csrf', '');
@@ -47,8 +61,10 @@ function start() {
   const conn = ctx.conn;
   bindBadge(conn);
 
+  let saidAt = 0;
   function say(kind, text) {
     if (!resultEl) return;
+    saidAt = Date.now();
     resultEl.dataset.kind = kind;
     resultEl.textContent = text;
     // Far down the page (devices, end game) the result line is out of sight: repeat it as a toast.
@@ -134,15 +150,25 @@ function start() {
   const panels = [control.mount(ctx), attention.mount(ctx), corridors.mount(ctx), teams.mount(ctx), log.mount(ctx)];
   devices.mount(ctx);
 
+  // The result line says what the referee's own last entry did: once the game has moved on to
+  // another stage (a round started or ended elsewhere, the game over), that is stale and goes.
+  let stage = null;
   function render(v) {
     if (!v || typeof v !== 'object') return;
     ctx.view = v;
+    const r = v.round || {};
+    const now = `${v.phase}:${r.round}:${r.phase}`;
+    if (stage !== null && now !== stage && resultEl && Date.now() - saidAt > 1500) {
+      resultEl.textContent = '';
+      delete resultEl.dataset.kind;
+    }
+    stage = now;
     for (const row of v.log || []) {
       if (row.kind !== 'add_order') continue;
       const added = (row.notes || []).find((n) => n.type === 'order_added');
       if (added && !seenOrders[added.order]) {
         const d = row.data || {};
-        seenOrders[added.order] = { id: added.order, team: d.team, pilot: d.pilot, kind: d.kind, corridor: d.corridor, label: d.position ? `${d.team}${d.position}` : null };
+        seenOrders[added.order] = { id: added.order, team: d.team, pilot: d.pilot, kind: d.kind, corridor: d.corridor, label: planeLabel(v.ruleset, d, added.order) };
       }
     }
     for (const o of v.orders || []) seenOrders[o.id] = o;

@@ -15,8 +15,10 @@
 //           corridor → target → Add), this round's orders, "Print slips";
 //           airborne: each order's state and its next dogfight.
 //   Live    the round timer, bombers at our base (the defender resolves them
-//           here: WATER / ALREADY HIT / FIGHT and the throws), the score of
-//           both seas, the latest events; the winner when the game is over.
+//           here: WATER / ALREADY HIT / FIGHT and the throws; offline the phone
+//           answers from its own sea, marked as not yet sent, until the server's
+//           answer replaces it), the score of both seas, the latest events; the
+//           winner when the game is over.
 //
 
 import { Connection, bindBadge } from '../lib/conn.js';
@@ -50,12 +52,17 @@ function start() {
       form: { pilot: null, ship: null, kind: null, corridor: null, position: null, target: null },
       fight: { order: null, picks: [] },
       verdict: null,
+      // Bombings this phone answered or queued itself (team/bombing.js), and the one on the card.
+      local: [],
+      focus: null,
+      notices: [],
       busy: false,
     },
     conn: new Connection({ game, initialSeq: page.seq ?? page.view.version ?? -1 }),
     cues: new SoundCues({ speak: false }),
     say,
     act,
+    queue,
     postJson,
     render,
     setCount,
@@ -71,6 +78,8 @@ function start() {
   const cap = (s) => (s ? String(s).charAt(0).toLocaleUpperCase() + String(s).slice(1) : '');
   function say(text, kind = 'ok', detail = '') {
     if (!resultEl) return;
+    // A tick beside "offline" would read as "saved on the server": offline, news is neutral.
+    if (kind === 'ok' && !conn.online) kind = 'info';
     resultEl.dataset.kind = kind;
     resultEl.replaceChildren(...[el('span', { text: cap(text) }), detail ? el('span', { class: 'detail', text: detail }) : null].filter(Boolean));
     updateBar();
@@ -89,6 +98,11 @@ function start() {
   // --------------------------------------------------------- connection
 
   bindBadge(conn);
+  conn.on('status', ({ state }) => {
+    // CSS turns the page's ticks neutral while offline (app.css, .team-page[data-conn]).
+    document.body.dataset.conn = state;
+    if (state === 'offline' && resultEl && resultEl.dataset.kind === 'ok') resultEl.dataset.kind = 'info';
+  });
   conn.on('view', ({ view: v }) => apply(v));
   conn.on('events', ({ view: v }) => { if (v) apply(v); });
   // Also an entry queued on an earlier visit of this page and refused now.
@@ -96,7 +110,7 @@ function start() {
 
   /** Send an action; show a refusal as "Refused: …"; resolve with the ack or null. */
   async function act(action) {
-    if (!conn.socket || !conn.socket.connected) say(t('team.queued'), 'ok');
+    if (!conn.online) say(t('team.queued'), 'queued');
     const res = await conn.send(action);
     if (!res || res.ok === false) {
       say(t('team.refused', { message: (res && (res.message || res.error)) || '?' }), 'refused');
@@ -104,6 +118,12 @@ function start() {
     }
     if (res.view) apply(res.view);
     return res;
+  }
+
+  /** Queue an action without waiting: {id (its client id), done (resolves with the ack)}. */
+  function queue(action) {
+    const done = conn.send(action);
+    return { id: done.clientId, done };
   }
 
   async function postJson(path, body) {

@@ -139,7 +139,8 @@ function renderTeam(team) {
   for (const node of document.querySelectorAll(`[data-team-name="${team}"]`)) node.textContent = info.name || team;
   const planes = info.planes || {};
   const stats = document.querySelector(`[data-stats="${team}"]`);
-  const stat = (name, value, extra = '') => [el('dt', {}, name), el('dd', { class: extra }, value)];
+  // Each pair in its own <div> (allowed in a <dl>) so the projector can set them in a row.
+  const stat = (name, value, extra = '') => [el('div', { class: 'watch-stat' }, el('dt', {}, name), el('dd', { class: extra }, value))];
   const rows = [];
   if (view.phase === 'setup') {
     rows.push(...stat(t('ref.ships_afloat'), info.locked ? `✓ ${t('w.ready')}` : `… ${t('w.placing')}`));
@@ -182,7 +183,19 @@ function renderLog() {
     if (items.length >= 7) break;
   }
   list.replaceChildren(...(items.length ? items : [el('li', { class: 'muted' }, t('w.no_events'))]));
+  fitLog(list);
 }
+
+/** Drop the oldest lines that would not fit whole in the card: a projector never shows half a line. */
+function fitLog(list) {
+  const card = list.closest('.watch-events');
+  if (!card || getComputedStyle(card).overflow !== 'hidden') return;
+  const bottom = card.getBoundingClientRect().bottom - parseFloat(getComputedStyle(card).paddingBottom || '0');
+  while (list.children.length > 1 && list.lastElementChild.getBoundingClientRect().bottom > bottom + 0.5) {
+    list.lastElementChild.remove();
+  }
+}
+window.addEventListener('resize', () => renderLog());
 
 conn.on('view', ({ view: v }) => render(v));
 conn.on('events', ({ view: v }) => { if (v) render(v); else conn.resync(); });

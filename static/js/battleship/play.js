@@ -111,6 +111,24 @@ function start() {
 
   const resultKind = (volley) => (volley.sunk.length ? 'sunk' : volley.hits ? 'hit' : 'water');
 
+  // The enemy's volleys at my sea in words: the squares (✕ where they struck), and which of
+  // my ships sank, by their own names ("krysser · cruiser 2": this player knows its sea).
+  function theirWords(v, them, volleys) {
+    const me = v.me;
+    const truth = new Map((v.boards[me].shots || []).map((s) => [s.square, s.result]));
+    const squares = volleys.flatMap((x) => x.shots.map((s) => s.square));
+    const struck = (sq) => truth.get(sq) === 'hit' || truth.get(sq) === 'sunk';
+    let text = t('bs.they_fired', { name: nameOf(them), squares: squares.map((sq) => `${sq}${struck(sq) ? '✕' : ''}`).join(' ') });
+    const sunk = (v.boards[me].ships || []).filter((ship) => ship.sunk && ship.squares.some((sq) => squares.includes(sq) && truth.get(sq) === 'sunk'));
+    if (sunk.length) text += ` — ${t('bs.salvo_sunk', { ships: sunk.map((ship) => ship.name).join(', ') })}`;
+    const results = squares.map((sq) => truth.get(sq));
+    return { text, kind: results.includes('sunk') ? 'sunk' : squares.some(struck) ? 'hit' : 'water' };
+  }
+
+  // This player's latest volley and the enemy's since: the computer answers at once, so its
+  // shots must not push the player's own result out of the big line.
+  let exchange = { mine: null, theirs: [] };
+
   // What changed between two views, said where the thumb is.
   function narrate(before, after) {
     if (!before || after.me !== before.me) return;
@@ -120,15 +138,18 @@ function start() {
     const theirs = after.volleys[them] || [];
     const newMine = mine.slice((before.volleys[me] || []).length);
     const newTheirs = theirs.slice((before.volleys[them] || []).length);
+    if (newMine.length) exchange = { mine: newMine[newMine.length - 1], theirs: [] };
     if (newTheirs.length) {
-      // Their shots at my sea, with what they struck (this player knows its own sea's truth),
-      // and under it what my own last volley did.
-      const truth = new Map((after.boards[me].shots || []).map((s) => [s.square, s.result]));
-      const squares = newTheirs.flatMap((v) => v.shots.map((s) => s.square));
-      const struck = squares.map((sq) => truth.get(sq)).filter((r) => r === 'hit' || r === 'sunk');
-      const words = squares.map((sq) => `${sq}${truth.get(sq) === 'hit' || truth.get(sq) === 'sunk' ? '✕' : ''}`).join(' ');
-      const kind = struck.includes('sunk') ? 'sunk' : struck.length ? 'hit' : 'water';
-      say(t('bs.they_fired', { name: nameOf(them), squares: words }), kind, mine.length ? volleyWords(mine[mine.length - 1]) : '');
+      exchange.theirs.push(...newTheirs);
+      if (after.players[them].computer && exchange.mine) {
+        // My result big, the computer's answer (every shot of it since) the small line under it.
+        const answer = theirWords(after, them, exchange.theirs);
+        say(volleyWords(exchange.mine), resultKind(exchange.mine), answer.text);
+      } else {
+        // A friend's shot is news of its own; under it, what my own last volley did.
+        const shots = theirWords(after, them, newTheirs);
+        say(shots.text, shots.kind, mine.length ? volleyWords(mine[mine.length - 1]) : '');
+      }
     } else if (newMine.length) {
       const last = newMine[newMine.length - 1];
       say(volleyWords(last), resultKind(last));

@@ -21,15 +21,20 @@
 // Wire contract (see docs/frontend.md):
 //   emit  time_ping {t0}                        ack {server_time: ms}
 //   emit  resync    {game, seq}                 ack optional: a `view` or `events` payload
-//   emit  action    {game, client_id, action}   ack {ok: true, events: [...]}
+//   emit  action    {game, client_id, action}   ack {ok: true, seq, events: [...]}
+//                                                  (no view: the room's push before it brought it;
+//                                                  send() resolves with the view held at seq)
 //                                                  | {ok: false, error, message}
 //   on    view      {seq, view}
+//   on    changes   {from, seq, changes}        what changed since the view at `from`
+//                                               (lib/changes.js); another `from` asks a resync
 //   on    events    {from_seq, events, view?}   from_seq = seq of events[0];
 //                                               the batch is contiguous
 //
 // Needs the vendored client loaded first (it defines the global io):
 //   <script src="/static/vendor/socket.io/socket.io.min.js"></script>
 
+import { applyChanges, copyJSON } from './changes.js';
 import { t, tn } from './i18n.js';
 
 // ------------------------------------------------------------------ helpers
@@ -162,6 +167,7 @@ export class Outbox {
  *
  * Events (conn.on(name, fn), fn receives the detail object):
  *   status   {state: 'offline'|'syncing'|'synced', text, queued, offsetMs, precisionMs}
+ *            ('synced' only while the socket is up, the browser online and nothing is queued)
  *   view     {seq, view}
  *   events   {from_seq, events, view}   (already de-duplicated by seq)
  *   ack      {entry, result}            an outbox entry was accepted
@@ -224,8 +230,16 @@ export class Connection extends EventTarget {
     this._clockTimer = null;
     this._clockRun = null;
     this._resyncing = false;
+    // The view the page was last given, as sent (a page may change its own copy): the base of
+    // the next "changes". `_waiting`: answers held until the view of their seq is here.
+    this._held = null;           // {seq, view}
+    this._waiting = [];          // [{seq, done}]
+    this._parked = [];           // "changes" that came during a resync, tried after it
     this._onVisible = () => this._visibilityChanged();
-    this._onOnline = () => { if (this.socket && !this.socket.connected) this.socket.connect(); };
+    this._onOnline = () => { if (this.socket && !this.socket.connected) this.socket.connect(); this._updateStatus(); };
+    // A Wi-Fi that goes away leaves the socket "connected" until its heartbeat fails (tens of
+    // seconds): the browser knows sooner, and the page must not say synced meanwhile.
+    this._onOffline = () => this._updateStatus();
   }
 
   /** Subscribe; returns a function that unsubscribes. */
@@ -241,6 +255,21 @@ export class Connection extends EventTarget {
 
   /** Entries waiting for the server. */
   get queued() { return this.outbox.size; }
+
+  /** Whether an entry sent now can reach the server: the socket is up and the browser online. */
+  get online() {
+    const browserOnline = typeof navigator === 'undefined' || navigator.onLine !== false;
+    return Boolean(this.socket && this.socket.connected && browserOnline);
+  }
+
+  /** The entries waiting for the server, oldest first: [{client_id, action, created}] (copies). */
+  pending() {
+    return this.outbox.entries.map((e) => ({
+      client_id: e.client_id,
+      action: JSON.parse(JSON.stringify((e.payload && e.payload.action) || {})),
+      created: e.created,
+    }));
+  }
 
   /** The server's clock now, in ms since the epoch. */
   serverNow() { return Date.now() + this.offset; }
@@ -259,10 +288,14 @@ export class Connection extends EventTarget {
     socket.on('connect_error', () => this._updateStatus());
     // Pushes from several server processes may arrive out of order: an older view never replaces a newer one.
     socket.on('view', (msg) => { if (!(msg && Number.isFinite(msg.seq) && msg.seq < this.lastSeq)) this._onView(msg); });
+    socket.on('changes', (msg) => this._onChanges(msg));
     socket.on('events', (msg) => this._onEvents(msg));
 
     if (typeof document !== 'undefined') document.addEventListener('visibilitychange', this._onVisible);
-    if (typeof window !== 'undefined') window.addEventListener('online', this._onOnline);
+    if (typeof window !== 'undefined') {
+      window.addEventListener('online', this._onOnline);
+      window.addEventListener('offline', this._onOffline);
+    }
     this._clockTimer = setInterval(() => {
       if (typeof document === 'undefined' || document.visibilityState === 'visible') this.syncClock();
     }, this.clockEveryMs);
@@ -274,7 +307,10 @@ export class Connection extends EventTarget {
     clearTimeout(this._retryTimer);
     clearInterval(this._clockTimer);
     if (typeof document !== 'undefined') document.removeEventListener('visibilitychange', this._onVisible);
-    if (typeof window !== 'undefined') window.removeEventListener('online', this._onOnline);
+    if (typeof window !== 'undefined') {
+      window.removeEventListener('online', this._onOnline);
+      window.removeEventListener('offline', this._onOffline);
+    }
     if (this.socket) {
       this.socket.removeAllListeners();
       this.socket.disconnect();
@@ -290,6 +326,8 @@ export class Connection extends EventTarget {
    * "Refused: tug touches cruiser at D5/E6"), it does not reject.
    * If the page is closed first, the entry stays in the outbox and is sent
    * from the next page load (its result then arrives as 'ack'/'refused').
+   * The promise carries the entry's client id (`.clientId`), so a page can tell
+   * which of its queued entries an answer settles.
    */
   send(action, { event = 'action' } = {}) {
     const clientId = newClientId();
@@ -302,6 +340,7 @@ export class Connection extends EventTarget {
     };
     this.outbox.push(entry);
     const done = new Promise((resolve) => this._pending.set(clientId, resolve));
+    done.clientId = clientId;
     this._updateStatus();
     this._pump();
     return done;
@@ -413,6 +452,15 @@ export class Connection extends EventTarget {
   }
 
   _settle(entry, reply) {
+    // A socket's answer carries no view: its room's push, just before it, brought the change.
+    // Answer with the view of that seq; wait for it if the push is late (several processes).
+    if (reply.ok !== false && !('view' in reply) && Number.isFinite(reply.seq)) {
+      if (!this._held || this._held.seq < reply.seq) {
+        this._waitForView(reply.seq, () => this._settle(entry, { ...reply, view: this._viewAt(reply.seq) }));
+        return;
+      }
+      reply = { ...reply, view: this._viewAt(reply.seq) };
+    }
     const resolve = this._pending.get(entry.client_id);
     this._pending.delete(entry.client_id);
     if (reply.ok === false) {
@@ -427,8 +475,63 @@ export class Connection extends EventTarget {
   _onView(msg) {
     if (!msg) return;
     if (this._resyncing) { this._resyncing = false; this._updateStatus(); }
-    if (Number.isFinite(msg.seq)) this.lastSeq = msg.seq;
+    const seq = Number.isFinite(msg.seq) ? msg.seq : null;
+    if (seq !== null && this._held && seq < this._held.seq) return;  // a resync answer a push overtook
+    if (seq !== null) {
+      this.lastSeq = seq;
+      this._held = { seq, view: copyJSON(msg.view) };
+    }
     this._emit('view', msg);
+    if (seq === null) return;
+    const ready = this._waiting.filter((w) => w.seq <= seq);
+    this._waiting = this._waiting.filter((w) => w.seq > seq);
+    for (const w of ready) { clearTimeout(w.timer); w.done(); }
+    // Changes that came while the resync was on the way may follow the view it brought.
+    const parked = this._parked.filter((m) => m.seq > seq).sort((a, b) => a.seq - b.seq);
+    this._parked = [];
+    const next = parked.find((m) => m.from === seq);
+    if (next) this._onChanges(next, parked.filter((m) => m !== next));
+  }
+
+  /** Apply a "changes" push to the held view and show the result; another base asks a resync. */
+  _onChanges(msg, more = []) {
+    if (!msg || !Number.isFinite(msg.seq) || !Number.isFinite(msg.from)) return;
+    const held = this._held;
+    if (held && msg.seq <= held.seq) return;   // already here (a resync overtook it)
+    if (!held || held.view === null || held.view === undefined || msg.from !== held.seq) {
+      if (this._resyncing) {
+        if (this._parked.length < 50) this._parked.push(msg);
+      } else {
+        this.resync();
+      }
+      return;
+    }
+    let view;
+    try {
+      view = applyChanges(held.view, msg.changes);
+    } catch (err) {
+      // A change set that does not fit the view held: nothing is shown, a fresh view is asked.
+      console.warn('changes: cannot apply', err);
+      this.resync();
+      return;
+    }
+    this._parked.push(...more);
+    this._onView({ seq: msg.seq, view });
+  }
+
+  _viewAt(seq) {
+    return this._held && this._held.seq >= seq ? copyJSON(this._held.view) : null;
+  }
+
+  _waitForView(seq, done) {
+    const waiter = { seq, done, timer: null };
+    this._waiting.push(waiter);
+    // No view in time (a push lost on the way): ask for one, and answer anyway.
+    waiter.timer = setTimeout(() => {
+      this._waiting = this._waiting.filter((w) => w !== waiter);
+      this.resync();
+      done();
+    }, this.ackTimeoutMs);
   }
 
   _onEvents(msg) {
@@ -461,7 +564,7 @@ export class Connection extends EventTarget {
   }
 
   _updateStatus() {
-    const connected = Boolean(this.socket && this.socket.connected);
+    const connected = this.online;
     const queued = this.outbox.size;
     let state;
     let text;

@@ -23,12 +23,19 @@
 //   });
 //   editor.ships()   // [{id: 'A', kind, squares: ['A1', …]}] in fleet order
 //
-// How it feels (shared ux.md): tap a ship in the tray, tap the square for its
-// anchor (the ship's first square, reading left to right, top to bottom);
-// tap a placed ship to select it, and rotate / mirror / remove buttons appear
-// beside it; drag a placed ship to move it. A ship never hangs off the sea:
-// it is pushed back inside. Squares the check names glow red (is-touching)
-// with the reasons listed underneath.
+// How it feels (shared ux.md): tap a ship in the tray (one chip per kind, "×4"
+// when four wait), tap the square for its anchor (the ship's first square,
+// reading left to right, top to bottom); tap a placed ship to select it, and
+// rotate / mirror / remove buttons appear in the row above the sea, never over
+// a square; drag a placed ship to move it. A ship never hangs off the sea: it
+// is pushed back inside. Squares the check names glow red (is-touching) with
+// the reasons listed underneath. A sea whose squares would be under 44 px on
+// this screen (10×10 on a phone) shows a window of 48 px squares instead, with
+// an overview of the whole sea beside the tools (zoomLayout below).
+//
+// Keyboard: the tray chips and tools are buttons; the sea is one Tab stop whose
+// arrow keys move the focus (a zoomed window follows it), Enter or Space taps;
+// on the overview, the arrow keys move the window a page and Enter steps on.
 //
 // Strings (i18n.js keys; the page's i18n block must carry them):
 //   editor.tray, editor.random, editor.clear, editor.rotate, editor.mirror,
@@ -36,7 +43,7 @@
 //   editor.all_placed, editor.left (plural, {n}), editor.placed ({ship}, {square}),
 //   editor.moved ({ship}, {square}), editor.removed ({ship}), editor.cleared,
 //   editor.random_done, editor.checking, editor.check_failed ({message}),
-//   editor.sea_ok, editor.shape_label ({ship}, {size})
+//   editor.sea_ok, editor.shape_label ({ship}, {size}), editor.map ({from}, {to})
 
 import { SeaGrid, squareName, parseSquare } from './sea.js';
 import { t, tn } from './i18n.js';
@@ -48,6 +55,7 @@ export const EDITOR_KEYS = [
   'editor.hint_pick', 'editor.hint_place', 'editor.hint_selected', 'editor.all_placed', 'editor.left',
   'editor.placed', 'editor.moved', 'editor.removed', 'editor.cleared', 'editor.random_done',
   'editor.checking', 'editor.check_failed', 'editor.sea_ok', 'editor.shape_label',
+  'editor.map',
 ];
 
 // ------------------------------------------------------------- pure shape maths
@@ -151,6 +159,54 @@ export function fleetLabels(fleet, kinds) {
 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
+// ------------------------------------------------------------ zoom maths
+
+/** A sea keeps its plain, whole grid while its squares are at least this wide (px). */
+export const PLAIN_MIN = 44;
+/** A zoomed sea's squares: the shared ux.md's tap target (px). */
+export const ZOOM_CELL = 48;
+/** The edge labels of a zoomed sea (px): the same numbers in app.css's maths. */
+export const LABEL_W = 24;
+export const LABEL_H = 20;
+const MIN_ROWS = 4;
+
+/**
+ * How to show a sea of cols × rows in `width` px, with `height` px for its squares and labels:
+ * {zoom: false} when every square can be at least PLAIN_MIN wide, else {zoom: true, cell,
+ * viewCols, viewRows}: a window of viewCols × viewRows whole squares of `cell` px (at least
+ * ZOOM_CELL) that the player moves over the sea.
+ */
+export function zoomLayout({ width, height = Infinity, cols, rows }) {
+  const room = width - LABEL_W;
+  if (room / cols >= PLAIN_MIN) return { zoom: false };
+  const viewCols = Math.max(1, Math.min(cols, Math.floor(room / ZOOM_CELL)));
+  const high = height - LABEL_H;
+  const viewRows = Math.max(Math.min(MIN_ROWS, rows), Math.min(rows, Math.floor(high / ZOOM_CELL)));
+  const cell = Math.floor(Math.max(ZOOM_CELL, Math.min(room / viewCols, high / viewRows)));
+  return { zoom: true, cell, viewCols, viewRows };
+}
+
+/** The first squares of each window position along one side: pages that end at the edge. */
+export function viewStops(size, view) {
+  const stops = [];
+  for (let at = 0; at < size - view; at += view) stops.push(at);
+  stops.push(Math.max(0, size - view));
+  return stops;
+}
+
+/** The window's next place in reading order (Enter on the overview): [col, row], back to the start after the last. */
+export function nextView(col, row, view, cols, rows) {
+  const stops = viewStops(rows, view.rows).flatMap((r) => viewStops(cols, view.cols).map((c) => [c, r]));
+  return stops.find(([c, r]) => r > row || (r === row && c > col)) || stops[0];
+}
+
+/** How far a window must move (squares) to show [lo, hi] whole: 0 when it already does. */
+export function revealShift(first, view, lo, hi) {
+  if (hi - lo + 1 > view || lo < first) return lo - first;
+  if (hi > first + view - 1) return hi - (first + view - 1);
+  return 0;
+}
+
 // ------------------------------------------------------------------ the editor
 
 
@@ -172,11 +228,20 @@ export class SeaEditor {
     this._checkSeq = 0;
     this._checkTimer = null;
     this.disabled = false;
+    this.zoom = null;       // zoomLayout() of a sea too big for the screen, else null
+    this._laidKey = '';
     this._build();
     if (this.o.ships && this.o.ships.length) this.setShips(this.o.ships, { quiet: true });
     else this._changed({ silent: true });
-    this._onResize = () => this._placeTools();
+    this._onResize = () => this._layout();
     window.addEventListener('resize', this._onResize);
+    // The page's body too (a line above the editor that fills in moves the sea down), and the
+    // action bar, whose result line may grow past the room kept for it.
+    this._observer = typeof ResizeObserver === 'function' ? new ResizeObserver(() => { this._layout(); this._fitRows(); }) : null;
+    if (this._observer) {
+      for (const node of [this.root, document.body, document.querySelector('.actionbar')]) if (node) this._observer.observe(node);
+    }
+    this._layout();
   }
 
   // ------------------------------------------------------------ public API
@@ -234,8 +299,31 @@ export class SeaEditor {
     if (on) { this.selected = null; this.armed = null; this._paint(); }
   }
 
+  /** The squares of a zoomed sea in view now: {col, row, cols, rows} (the whole sea when not zoomed). */
+  view() {
+    if (!this.zoom) return { col: 0, row: 0, cols: this.o.cols, rows: this.o.rows };
+    const { cell, viewCols, shownRows } = this.zoom;
+    return {
+      col: Math.round(this.windowEl.scrollLeft / cell),
+      row: Math.round(this.windowEl.scrollTop / cell),
+      cols: viewCols,
+      rows: shownRows,
+    };
+  }
+
+  /** Move a zoomed sea's window so its top left square is (col, row), kept on the sea. */
+  showAt(col, row) {
+    if (!this.zoom) return;
+    const { cell, viewCols, shownRows } = this.zoom;
+    const c = Math.max(0, Math.min(this.o.cols - viewCols, col));
+    const r = Math.max(0, Math.min(this.o.rows - shownRows, row));
+    this.windowEl.scrollTo({ left: c * cell, top: r * cell, behavior: 'instant' });
+    this._paintMapFrame();
+  }
+
   destroy() {
     window.removeEventListener('resize', this._onResize);
+    if (this._observer) this._observer.disconnect();
     clearTimeout(this._checkTimer);
     this.grid.destroy();
     this.root.replaceChildren();
@@ -244,7 +332,7 @@ export class SeaEditor {
   // ---------------------------------------------------------------- building
 
   _build() {
-    this.trayEl = el('div', { class: 'tray', role: 'group', 'aria-label': t('editor.tray') });
+    this.trayEl = el('div', { class: 'tray', role: 'group', 'aria-label': t('editor.tray'), onscroll: () => this._trayEdges() });
     this.trayHead = el('div', { class: 'editor-head' },
       el('h2', { class: 'editor-title', text: t('editor.tray') }),
       el('span', { class: 'editor-actions' },
@@ -253,16 +341,34 @@ export class SeaEditor {
     );
     this.hintEl = el('p', { class: 'editor-hint muted', 'aria-live': 'polite' });
     this.seaEl = el('div', { class: 'sea-editor-grid' });
+    // The selected ship's tools have a row of their own above the sea: a toolbar laid over the
+    // squares beside the ship would cover the very squares its touching warnings are about.
+    const tool = (name, icon, text, extra = '') => el('button', { type: 'button', class: `btn ${extra}`.trim(), 'data-tool': name, onclick: () => (name === 'remove' ? this._remove() : this._transform(name)) },
+      el('span', { class: 'tool-icon', 'aria-hidden': 'true', text: icon }), el('span', { class: 'tool-name', text }));
     this.toolsEl = el('div', { class: 'ship-tools', role: 'toolbar', hidden: true },
-      el('button', { type: 'button', class: 'btn', 'data-tool': 'rotate', onclick: () => this._transform('rotate') }, el('span', { 'aria-hidden': 'true', text: '⟳' }), t('editor.rotate')),
-      this.o.mirror ? el('button', { type: 'button', class: 'btn', 'data-tool': 'mirror', onclick: () => this._transform('mirror') }, el('span', { 'aria-hidden': 'true', text: '⇋' }), t('editor.mirror')) : null,
-      el('button', { type: 'button', class: 'btn btn-danger', 'data-tool': 'remove', onclick: () => this._remove() }, el('span', { 'aria-hidden': 'true', text: '✕' }), t('editor.remove')),
+      tool('rotate', '⟳', t('editor.rotate')),
+      this.o.mirror ? tool('mirror', '⇋', t('editor.mirror')) : null,
+      tool('remove', '✕', t('editor.remove'), 'btn-danger'),
     );
-    this.stageEl = el('div', { class: 'sea-editor-stage' }, this.seaEl, this.toolsEl);
+    // A zoomed sea's overview: the whole sea small, the part in view framed; a tap looks there.
+    this.mapGrid = el('span', { class: 'sea-map-grid' });
+    this.mapFrame = el('span', { class: 'sea-map-frame' });
+    this.mapGrid.append(this.mapFrame);
+    this.mapEl = el('button', { type: 'button', class: 'sea-map', 'data-editor': 'map', hidden: true,
+      onclick: (ev) => this._mapTap(ev), onkeydown: (ev) => this._mapKey(ev) },
+    el('span', { class: 'sea-map-box', 'aria-hidden': 'true' }, this.mapGrid));
+    this.mapGrid.style.setProperty('--map-cols', String(this.o.cols));
+    this.mapGrid.style.setProperty('--map-rows', String(this.o.rows));
+    this.mapCells = [];
+    for (let r = 0; r < this.o.rows; r++) for (let c = 0; c < this.o.cols; c++) this.mapCells.push(el('span'));
+    this.mapGrid.prepend(...this.mapCells);
+    this.contextEl = el('div', { class: 'editor-context' }, this.hintEl, this.toolsEl, this.mapEl);
+    this.windowEl = el('div', { class: 'sea-window', onscroll: () => this._paintMapFrame() }, this.seaEl);
+    this.stageEl = el('div', { class: 'sea-editor-stage' }, this.windowEl);
     this.problemsEl = el('ul', { class: 'sea-problems', 'aria-live': 'polite' });
     this.statusEl = el('p', { class: 'editor-status', role: 'status' });
     this.root.classList.add('sea-editor');
-    this.root.replaceChildren(this.trayHead, this.trayEl, this.hintEl, this.stageEl, this.statusEl, this.problemsEl);
+    this.root.replaceChildren(this.trayHead, this.trayEl, this.contextEl, this.stageEl, this.statusEl, this.problemsEl);
     this.grid = new SeaGrid(this.seaEl, {
       cols: this.o.cols,
       rows: this.o.rows,
@@ -274,8 +380,9 @@ export class SeaEditor {
     });
   }
 
-  _trayButton(i) {
-    const kind = this.o.fleet[i];
+  // The tray holds one chip per kind of ship still to place, with how many ("×4"): ten ships
+  // of four kinds fit one row, and the sea under it stays on the screen.
+  _trayChip(kind, slots) {
     const cells = this.shapes[kind];
     const { w, h } = extent(cells);
     const pic = el('span', { class: 'tray-shape', 'aria-hidden': 'true' });
@@ -283,26 +390,44 @@ export class SeaEditor {
     pic.style.setProperty('--h', String(h));
     const set = new Set(cells.map(([c, r]) => `${c},${r}`));
     for (let r = 0; r < h; r++) for (let c = 0; c < w; c++) pic.append(el('span', { class: set.has(`${c},${r}`) ? 'on' : '' }));
+    const n = slots.length;
+    // A board mode names a ship in its own language and the page's ("slagskip · battleship"):
+    // one line each keeps the chip narrow.
+    const name = (this.o.kinds[kind] && this.o.kinds[kind].name) || kind;
+    const shape = t('editor.shape_label', { ship: name, size: cells.length });
     return el('button', {
-      type: 'button', class: 'tray-ship', 'data-slot': i, 'data-kind': kind,
-      'aria-pressed': this.armed === i ? 'true' : 'false',
-      'aria-label': t('editor.shape_label', { ship: this.labels[i], size: cells.length }),
+      type: 'button', class: 'tray-ship', 'data-slot': slots[0], 'data-kind': kind, 'data-count': n,
+      'aria-pressed': this.armed !== null && this.o.fleet[this.armed] === kind ? 'true' : 'false',
+      'aria-label': n > 1 ? `${shape}, ${tn('editor.left', n, { n })}` : shape,
       disabled: this.disabled,
-      onclick: () => this._arm(i),
-    }, pic, el('span', { class: 'tray-name', text: this.labels[i] }));
+      onclick: () => this._arm(slots[0]),
+    }, pic, el('span', { class: 'tray-name' }, name.split(' · ').flatMap((part, i) => [
+      // The two languages' names a line each; the separator stays in the text (copy, search, tests).
+      ...(i ? [el('span', { class: 'tray-sep', text: ' · ' })] : []), el('span', { text: part })])), n > 1 ? el('span', { class: 'tray-count', 'aria-hidden': 'true', text: `×${n}` }) : null);
   }
 
   // ---------------------------------------------------------------- painting
 
   _paint() {
-    // The tray: one button per ship still to place.
-    const items = this.slots.map((s, i) => (s ? null : this._trayButton(i))).filter(Boolean);
+    // The tray: one chip per kind still to place, in the fleet's order.
+    const waiting = new Map();
+    this.slots.forEach((s, i) => {
+      if (s) return;
+      const k = this.o.fleet[i];
+      if (!waiting.has(k)) waiting.set(k, []);
+      waiting.get(k).push(i);
+    });
+    const items = [...waiting].map(([kind, slots]) => this._trayChip(kind, slots));
     if (!items.length) items.push(el('p', { class: 'tray-done', text: t('editor.all_placed') }));
+    const trayScroll = this.trayEl.scrollLeft;
     this.trayEl.replaceChildren(...items);
+    this.trayEl.scrollLeft = trayScroll;
+    this._trayEdges();
 
     const cells = [];
     const flagged = new Set();
     for (const p of this.problems) for (const sq of p.squares || []) flagged.add(sq);
+    const mapped = new Map();
     this.slots.forEach((ship, i) => {
       const shown = this.preview && this.preview.slot === i ? this.preview.ship : ship;
       if (!shown) return;
@@ -312,10 +437,12 @@ export class SeaEditor {
         if (this.selected === i || (this.preview && this.preview.slot === i)) flags.push('selected');
         if (flagged.has(name) && !(this.preview && this.preview.slot === i)) flags.push('touching');
         cells.push({ col: p.col, row: p.row, state: 'ship', ship: `s${i}`, note: this.labels[i], flags });
+        mapped.set(p.row * this.o.cols + p.col, flags.includes('touching') ? 'on bad' : flags.includes('selected') ? 'on sel' : 'on');
       }
     });
     this.grid.render({ cells });
     this._relabel();
+    this.mapCells.forEach((node, i) => { node.className = mapped.get(i) || ''; });
 
     // The hint says what the next tap does.
     let hint;
@@ -342,32 +469,157 @@ export class SeaEditor {
     this._placeTools();
   }
 
-  // The rotate / mirror / remove buttons sit beside the selected ship: below
-  // it, or above it when the ship is near the bottom of the sea.
+  // The tools row shows while a placed ship is selected; it keeps its place either way.
   _placeTools() {
-    const tools = this.toolsEl;
     const i = this.selected;
-    if (i === null || !this.slots[i] || this.disabled || this.preview) { tools.hidden = true; return; }
-    tools.hidden = false;
-    const stage = this.stageEl.getBoundingClientRect();
-    let top = Infinity; let bottom = -Infinity; let left = Infinity; let right = -Infinity;
-    for (const p of coveredSquares(this.slots[i])) {
-      const node = this.grid.cellElement(p.col, p.row);
-      if (!node) continue;
-      const r = node.getBoundingClientRect();
-      top = Math.min(top, r.top); bottom = Math.max(bottom, r.bottom);
-      left = Math.min(left, r.left); right = Math.max(right, r.right);
+    const on = i !== null && Boolean(this.slots[i]) && !this.disabled;
+    this.toolsEl.hidden = !on;
+    this.contextEl.classList.toggle('has-tools', on);
+    if (on) this.toolsEl.setAttribute('aria-label', this.hintEl.textContent);
+    this._layout();
+  }
+
+  // A fade at the tray's edge says more chips wait there.
+  _trayEdges() {
+    const tr = this.trayEl;
+    this.trayEl.classList.toggle('is-more', tr.scrollLeft + tr.clientWidth < tr.scrollWidth - 1);
+  }
+
+  // ------------------------------------------------------------------ zoom
+
+  // On a phone a 10×10 sea's squares would be 31 px: too small to tap. Such a sea shows a
+  // window of whole squares of at least 48 px, as tall as the screen leaves under the editor's
+  // rows, and scrolls under its edge labels: swipe the water, tap the overview, or move with
+  // the arrow keys (the focused square scrolls into view).
+  _layout() {
+    const width = this.stageEl.clientWidth;
+    if (!width) return;
+    // Laid out again only when the width, the screen's height or the place of the window on
+    // the page changed (a shown tab, a turned phone, a status line above the editor filled
+    // in): never because the action bar grew, which the height budget has allowed for.
+    const top = Math.round(this.windowEl.getBoundingClientRect().top + window.scrollY);
+    const key = `${width}|${top}|${this._screenHeight()}`;
+    if (key === this._laidKey) return;
+    this._laidKey = key;
+    const before = this.zoom ? this.view() : null;
+    const z = zoomLayout({ width, height: this._roomBelow(), cols: this.o.cols, rows: this.o.rows });
+    this.zoom = z.zoom ? { ...z, shownRows: z.viewRows } : null;
+    const w = this.windowEl;
+    this.root.classList.toggle('is-zoomed', Boolean(this.zoom));
+    w.classList.toggle('is-zoomed', Boolean(this.zoom));
+    const vars = { '--z-cell': `${z.cell}px`, '--z-cols': String(z.viewCols), '--z-rows': String(z.viewRows), '--z-label': `${LABEL_W}px`, '--z-label-h': `${LABEL_H}px` };
+    for (const [k, v] of Object.entries(vars)) {
+      if (this.zoom) w.style.setProperty(k, v); else w.style.removeProperty(k);
     }
-    if (!Number.isFinite(top)) { tools.hidden = true; return; }
-    const tb = tools.getBoundingClientRect();
-    const gap = 6;
-    let y = bottom - stage.top + gap;
-    if (y + tb.height > stage.height && top - stage.top - gap - tb.height >= 0) y = top - stage.top - gap - tb.height;
-    let x = (left + right) / 2 - stage.left - tb.width / 2;
-    x = Math.max(0, Math.min(stage.width - tb.width, x));
-    tools.style.setProperty('left', `${Math.round(x)}px`);
-    tools.style.setProperty('top', `${Math.round(y)}px`);
-    tools.dataset.side = y < top - stage.top ? 'above' : 'below';
+    this.mapEl.hidden = !this.zoom;
+    if (this.zoom) {
+      w.setAttribute('data-view', `${z.viewCols}x${z.viewRows}`);
+      this._fitRows();
+      if (before) this.showAt(before.col, before.row);
+      this._paintMapFrame();
+    } else {
+      w.removeAttribute('data-view');
+    }
+  }
+
+  // A result line longer than the room kept for it (a refusal with a second line) would
+  // cover the window's last row: the window gives that row up until the line is shorter
+  // again. Its squares do not move; the row it gave up is a swipe away.
+  _fitRows() {
+    const z = this.zoom;
+    if (!z) return;
+    const high = this._roomBelow({ now: true }) - LABEL_H;
+    const rows = Math.max(Math.min(MIN_ROWS, this.o.rows), Math.min(z.viewRows, Math.floor(high / z.cell)));
+    if (rows === z.shownRows) return;
+    z.shownRows = rows;
+    this.windowEl.style.setProperty('--z-rows', String(rows));
+    this.windowEl.setAttribute('data-view', `${z.viewCols}x${rows}`);
+    this._paintMapFrame();
+  }
+
+  // The height left for the sea's window when the editor's rows sit under the page's sticky
+  // header, above its action bar and the result line that appears in it after the first tap.
+  // Whatever stands between the header and the editor counts up to 120 px: a status line
+  // stays on screen, a card above (an invite) is scrolled past.
+  _roomBelow({ now = false } = {}) {
+    const doc = (node) => node.getBoundingClientRect().top + window.scrollY;
+    const header = document.querySelector('.topbar');
+    const headerH = header ? header.getBoundingClientRect().height : 0;
+    const rootTop = doc(this.root);
+    const top = headerH + Math.min(Math.max(0, rootTop - headerH), 120) + (doc(this.windowEl) - rootTop);
+    // The bar's main button may not be shown yet (or wrap to two lines later): count at least
+    // a two-line button's bar, and two lines of result; `now`: the bar as it is.
+    const bar = document.querySelector('.actionbar');
+    const barH = bar ? bar.getBoundingClientRect().height : 0;
+    let bottom = now || !bar ? barH : Math.max(barH, 100);
+    const result = bar && bar.querySelector('.result');
+    if (!now && result && !result.offsetHeight) bottom += 84;   // the result line and its gap
+    return this._screenHeight() - top - bottom - 4;
+  }
+
+  // The layout viewport's height with a phone's address bar shown: it does not change when
+  // the bar folds away on a scroll.
+  _screenHeight() {
+    const h = document.documentElement.clientHeight;
+    return h ? Math.min(h, window.innerHeight) : window.innerHeight;
+  }
+
+  _paintMapFrame() {
+    if (!this.zoom) return;
+    const v = this.view();
+    const f = this.mapFrame;
+    f.style.setProperty('left', `${(100 * v.col) / this.o.cols}%`);
+    f.style.setProperty('top', `${(100 * v.row) / this.o.rows}%`);
+    f.style.setProperty('width', `${(100 * v.cols) / this.o.cols}%`);
+    f.style.setProperty('height', `${(100 * v.rows) / this.o.rows}%`);
+    const last = { col: Math.min(this.o.cols, v.col + v.cols) - 1, row: Math.min(this.o.rows, v.row + v.rows) - 1 };
+    const words = t('editor.map', { from: this._name(v.col, v.row), to: this._name(last.col, last.row) });
+    this.mapEl.setAttribute('aria-label', words);
+    this.mapEl.title = words;
+  }
+
+  // A tap on the overview centres the window on that point; Enter or Space (no point)
+  // steps to the next part of the sea, in reading order.
+  _mapTap(ev) {
+    if (!this.zoom || this.disabled) return;
+    const v = this.view();
+    if (ev.detail === 0) {
+      const [c, r] = nextView(v.col, v.row, v, this.o.cols, this.o.rows);
+      this.showAt(c, r);
+      return;
+    }
+    const box = this.mapGrid.getBoundingClientRect();
+    const col = Math.floor(((ev.clientX - box.left) / box.width) * this.o.cols);
+    const row = Math.floor(((ev.clientY - box.top) / box.height) * this.o.rows);
+    this.showAt(col - Math.floor(v.cols / 2), row - Math.floor(v.rows / 2));
+  }
+
+  _mapKey(ev) {
+    const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    if (!this.zoom || !moves[ev.key]) return;
+    ev.preventDefault();
+    const v = this.view();
+    this.showAt(v.col + moves[ev.key][0] * v.cols, v.row + moves[ev.key][1] * v.rows);
+  }
+
+  // Bring a ship wholly into view after it was placed, turned or moved.
+  _reveal(i) {
+    if (!this.zoom || !this.slots[i]) return;
+    const sq = coveredSquares(this.slots[i]);
+    const v = this.view();
+    const dc = revealShift(v.col, v.cols, Math.min(...sq.map((p) => p.col)), Math.max(...sq.map((p) => p.col)));
+    const dr = revealShift(v.row, v.rows, Math.min(...sq.map((p) => p.row)), Math.max(...sq.map((p) => p.row)));
+    if (dc || dr) this.showAt(v.col + dc, v.row + dr);
+  }
+
+  // A ship dragged onto the window's edge nudges the window one square on, so a ship can
+  // be dragged across the whole sea.
+  _nudge(over) {
+    if (!this.zoom) return;
+    const v = this.view();
+    const dc = over.col <= v.col && v.col > 0 ? -1 : over.col >= v.col + v.cols - 1 ? 1 : 0;
+    const dr = over.row <= v.row && v.row > 0 ? -1 : over.row >= v.row + v.rows - 1 ? 1 : 0;
+    if (dc || dr) this.showAt(v.col + dc, v.row + dr);
   }
 
   // ---------------------------------------------------------------- actions
@@ -389,9 +641,11 @@ export class SeaEditor {
     if (this.o.onSay) this.o.onSay(text, kind);
   }
 
+  // A chip stands for every ship of its kind still in the tray: a second tap puts it down.
   _arm(i) {
     if (this.disabled) return;
-    this.armed = this.armed === i ? null : i;
+    const same = this.armed !== null && this.o.fleet[this.armed] === this.o.fleet[i];
+    this.armed = same ? null : i;
     this.selected = null;
     this._paint();
   }
@@ -406,6 +660,7 @@ export class SeaEditor {
       const first = coveredSquares(this.slots[i])[0];
       this._say(t('editor.placed', { ship: this.labels[i], square: this._name(first.col, first.row) }), 'ok');
       this._changed();
+      this._reveal(i);
       return;
     }
     const slot = typeof cell.ship === 'string' && cell.ship.startsWith('s') ? Number(cell.ship.slice(1)) : null;
@@ -418,6 +673,7 @@ export class SeaEditor {
     if (i === null || !this.slots[i] || this.disabled) return;
     this.slots[i] = transformInPlace(this.slots[i], how, this.o.cols, this.o.rows);
     this._changed();
+    this._reveal(i);
   }
 
   _remove() {
@@ -438,6 +694,7 @@ export class SeaEditor {
       this.preview = { slot: i, ship: moved };
       this.armed = null;
       this._paint();
+      this._nudge(over);
       return;
     }
     this.preview = null;

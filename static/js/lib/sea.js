@@ -169,9 +169,9 @@ export class SeaGrid {
     corner.className = 'sea-corner';
     corner.setAttribute('aria-hidden', 'true');
     frag.append(corner);
-    for (let col = 0; col < cols; col++) frag.append(this._label(colName(col)));
+    for (let col = 0; col < cols; col++) frag.append(this._label(colName(col), 'col'));
     for (let row = 0; row < rows; row++) {
-      frag.append(this._label(String(row + 1)));
+      frag.append(this._label(String(row + 1), 'row'));
       for (let col = 0; col < cols; col++) {
         const node = document.createElement(this.interactive ? 'button' : 'span');
         if (this.interactive) {
@@ -187,11 +187,15 @@ export class SeaGrid {
         frag.append(node);
       }
     }
+    // A key press that changes the sea rebuilds it: the square that had the focus keeps it,
+    // so a keyboard player goes on where they were.
+    const hadFocus = this.interactive && el.contains(document.activeElement);
     el.replaceChildren(frag);
     this._paintAll();
     if (this.interactive) {
       const keep = this._focusKey && this.buttons.has(this._focusKey) ? this._focusKey : '0,0';
       this._setFocusable(keep);
+      if (hadFocus) this.buttons.get(keep).focus({ preventScroll: true });
     }
     return this;
   }
@@ -251,9 +255,11 @@ export class SeaGrid {
 
   // ---------------------------------------------------------------- internals
 
-  _label(text) {
+  // Column and row labels are told apart so a zoomed sea (the sea editor on a
+  // phone) can keep them in view while the squares scroll under them.
+  _label(text, axis) {
     const s = document.createElement('span');
-    s.className = 'sea-label';
+    s.className = `sea-label sea-label--${axis}`;
     s.setAttribute('aria-hidden', 'true');
     s.textContent = text;
     return s;

@@ -81,3 +81,36 @@ export function missingStep(form) {
 }
 
 // ------------------------------------------------------------------- page
+
+/** What the server will answer to a bomb on `square` of our own sea (view.sea), as
+ *  referee/rules/airraid/moves.py _announce_bombing decides it: water where no ship is, already
+ *  hit where the square is hit or its ship sunk, else fight. `earlier` are this phone's bombings
+ *  whose outcome the server has not told yet ({square, answer, result}): a fight on the same
+ *  square may have hit it meanwhile, so the answer is then unsure.
+ *  Returns {answer, ship (id or null), unsure}. */
+export function localAnswer(sea, square, earlier = []) {
+  const ship = ((sea && sea.ships) || []).find((s) => (s.squares || []).includes(square)) || null;
+  if (!ship) return { answer: 'water', ship: null, unsure: false };
+  if (((sea && sea.hits) || []).includes(square) || ship.sunk) return { answer: 'already_hit', ship: ship.id, unsure: false };
+  const before = (earlier || []).filter((e) => e.square === square && e.answer === 'fight');
+  if (before.some((e) => e.result === 'hit' || e.result === 'sunk')) return { answer: 'already_hit', ship: ship.id, unsure: true };
+  return { answer: 'fight', ship: ship.id, unsure: before.length > 0 };
+}
+
+/** A fight's result from its throws and choice (a done bombingStep), as corridors.py judge_bombing
+ *  decides it: 'hit' | 'left' | 'shot_down'. */
+export function fightResult(step) {
+  const [first, second] = (step.throws || []).map((x) => x.winner);
+  if (first === 'bomber') return 'hit';
+  if (step.choice === 'leave') return 'left';
+  return second === 'bomber' ? 'hit' : 'shot_down';
+}
+
+/** Whether a hit on `square` sinks its ship: every other square of it already hit
+ *  (view.sea.hits, plus `moreHits` this phone has not sent yet). */
+export function wouldSink(sea, square, moreHits = []) {
+  const ship = ((sea && sea.ships) || []).find((s) => (s.squares || []).includes(square));
+  if (!ship) return false;
+  const hit = new Set([...((sea && sea.hits) || []), ...moreHits, square]);
+  return ship.squares.every((s) => hit.has(s));
+}

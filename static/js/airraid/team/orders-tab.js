@@ -14,7 +14,7 @@ export function mount(ctx) {
   let targetGrid = null;
 
   function orderLine(o) {
-    return [planeName(o.kind), ownShipName(o.ship), `${corridorName(o.corridor)} ${o.position}`].join(' · ');
+    return [planeName(o.kind), ownShipName(o.ship), `${corridorName(o.corridor)}\u00a0${o.position}`].join(' · ');
   }
 
   function orderStatus(o) {
@@ -176,7 +176,7 @@ export function mount(ctx) {
     const ship = (o.ships || []).find((s) => s.ship === f.ship);
     $('order-summary').textContent = missing
       ? t(`team.need_${missing}`)
-      : [f.pilot, `${planeName(f.kind)} · ${shipLabel(ship)}`, `${corridorName(f.corridor)} ${f.position}`, f.target].filter(Boolean).join(' · ');
+      : [f.pilot, `${planeName(f.kind)} · ${shipLabel(ship)}`, `${corridorName(f.corridor)}\u00a0${f.position}`, f.target].filter(Boolean).join(' · ');
     $('order-summary').dataset.ready = missing ? 'false' : 'true';
     $('add-order').setAttribute('aria-disabled', missing || ctx.ui.busy ? 'true' : 'false');
   }
@@ -218,7 +218,7 @@ export function mount(ctx) {
     ctx.ui.busy = false;
     if (res) {
       ctx.say(t('team.order_added', { pilot: f.pilot }), 'ok',
-        [planeName(f.kind), ownShipName(f.ship), `${corridorName(f.corridor)} ${f.position}`, f.target].filter(Boolean).join(' · '));
+        [planeName(f.kind), ownShipName(f.ship), `${corridorName(f.corridor)}\u00a0${f.position}`, f.target].filter(Boolean).join(' · '));
       ctx.ui.form = { pilot: null, ship: null, kind: null, corridor: null, position: null, target: null };
     }
     ctx.render();

@@ -1,0 +1,104 @@
+"""Snapshots hold the state, not the log: their size stays flat as a game grows, and a load from one
+gives the same state as a replay of the whole log."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sqlalchemy import select
+
+from referee.models import Snapshot
+from referee.rules import airraid
+from referee.rules.errors import Msg
+from referee.store import MODES, Store, make_engine, migrate
+from tests.airraid_helpers import PLAYERS, ruleset_data, ships_json
+
+
+def test_snapshots_do_not_grow_with_the_log_and_load_to_the_same_state(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'snap.sqlite3'}")
+    migrate(engine)
+    store = Store(engine, snapshot_every=50)
+    create = {
+        "type": "create_game",
+        "ruleset": ruleset_data(),
+        "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}],
+    }
+    gid = store.create_game("airraid", create, at=1000.0, by="referee").game_id
+    clock = 1000.0
+    for team in "AB":
+        clock += 1
+        store.execute(gid, {"type": "lock_sea", "team": team, "ships": ships_json()}, at=clock, by=f"team:{team}")
+    store.execute(gid, {"type": "start_game"}, at=clock + 1, by="referee")
+    # The defender changes hands over and over: each change is an event, none adds to the state.
+    pilots = PLAYERS["A"]
+    for i in range(600):
+        clock += 1
+        store.execute(gid, {"type": "set_defender", "team": "A", "pilot": pilots[i % 4]}, at=clock, by="team:A")
+
+    with engine.connect() as conn:
+        snaps = conn.execute(select(Snapshot.__table__).where(Snapshot.game_id == gid).order_by(Snapshot.seq)).all()
+    sizes = {s.seq: len(s.state) for s in snaps}
+    assert len(sizes) == 12, sorted(sizes)
+    first, last = sizes[min(sizes)], sizes[max(sizes)]
+    # With the log inside, the 600th event's snapshot would be some twelve times the 50th's.
+    assert last < first * 1.2, sizes
+    assert all("log" not in json.loads(s.state) for s in snaps)
+
+    live, version = store.load(gid)
+    fresh = Store(engine, snapshot_every=50)
+    loaded, loaded_version = fresh.load(gid)
+    replayed = airraid.replay(store.all_events(gid))
+    assert loaded_version == version > 600
+    mode = MODES["airraid"]
+    assert mode.state_to_dict(loaded) == mode.state_to_dict(replayed) == mode.state_to_dict(live)
+    # The loaded state acts like the live one: the next event folds onto the snapshot's log.
+    after = fresh.execute(gid, {"type": "set_defender", "team": "A", "pilot": "Ann"}, at=clock + 1, by="team:A")
+    assert after.version == version + 1 == after.state.log[-1].seq == len(after.state.log)
+    engine.dispose()
+
+
+def test_an_old_snapshot_that_holds_its_log_still_loads(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.sqlite3'}")
+    migrate(engine)
+    store = Store(engine, snapshot_every=1000)
+    create = {
+        "type": "create_game",
+        "ruleset": ruleset_data(),
+        "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}],
+    }
+    gid = store.create_game("airraid", create, at=1000.0, by="referee").game_id
+    store.execute(gid, {"type": "lock_sea", "team": "A", "ships": ships_json()}, at=1001.0, by="team:A")
+    state, version = store.load(gid)
+    mode = MODES["airraid"]
+    # A snapshot as earlier versions wrote it: the whole state, its log included.
+    with engine.begin() as conn:
+        conn.execute(
+            Snapshot.__table__.insert().values(game_id=gid, seq=version, state=json.dumps(mode.state_to_dict(state)))
+        )
+    loaded, _ = Store(engine).load(gid)
+    assert mode.state_to_dict(loaded) == mode.state_to_dict(state)
+    engine.dispose()
+
+
+def test_a_state_loaded_from_a_snapshot_still_speaks_every_language(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'msg.sqlite3'}")
+    migrate(engine)
+    store = Store(engine, snapshot_every=1)
+    create = {
+        "type": "create_game",
+        "ruleset": ruleset_data(),
+        "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}],
+    }
+    gid = store.create_game("airraid", create, at=1000.0, by="referee").game_id
+    store.execute(gid, {"type": "forfeit", "team": "B", "reason": "went home"}, at=1001.0, by="referee")
+    live, _ = store.load(gid)
+    loaded, _ = Store(engine).load(gid)  # from the snapshot just written, not from a replay
+    assert live.outcome is not None and loaded.outcome is not None
+    assert isinstance(live.outcome.detail, Msg), "the detail is a message to translate"
+    assert isinstance(loaded.outcome.detail, Msg) and loaded.outcome.detail.template == live.outcome.detail.template
+    assert loaded.outcome.detail.params == live.outcome.detail.params
+    czech = {live.outcome.detail.template: "PŘELOŽENO {team}"}
+    say = lambda text: czech.get(text, text)  # noqa: E731
+    assert loaded.outcome.detail.localize(say, "cs") == live.outcome.detail.localize(say, "cs")
+    engine.dispose()

@@ -1,0 +1,102 @@
+"""The round clock sleeps until the next deadline: idle games cost it nothing, a due round ends at once."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from flask import Flask
+
+from referee.web import live
+from referee.web.extensions import store_of
+
+from .test_games_web import act, create, join, play_to_airborne, referee_client
+
+
+def airborne_game(app: Flask, referee: Any) -> str:
+    created = create(app, referee)
+    game = {"id": created["game"], "referee": referee}
+    game["A"] = join(app, created["links"]["join"]["A"])
+    game["B"] = join(app, created["links"]["join"]["B"])
+    play_to_airborne(game)
+    return str(created["game"])
+
+
+def run_clock(app: Flask, seconds: float) -> None:
+    """Start the clock on a background thread (as `referee serve` does), let it run a while, stop it."""
+    stop = threading.Event()
+    live.start_round_clock(app, stop=stop)
+    time.sleep(seconds)
+    stop.set()
+    store_of(app).deadlines_moved.set()
+
+
+def test_the_clock_sleeps_while_no_deadline_is_near(app: Flask, monkeypatch: Any) -> None:
+    referee = referee_client(app)
+    for _ in range(3):
+        airborne_game(app, referee)
+    store = store_of(app)
+    looks = []
+    ticks = []
+    real_earliest = store.earliest_deadline
+    monkeypatch.setattr(store, "earliest_deadline", lambda: looks.append(1) or real_earliest())
+    monkeypatch.setattr(live, "end_rounds_on_time", lambda _app, now=None: ticks.append(now) or [])
+    run_clock(app, 3.0)
+    # Three rounds in the air, five minutes to go: a look every two seconds (a ticking clock
+    # looked twelve times in these three seconds).
+    assert 1 <= len(looks) <= 3, len(looks)
+    assert len(ticks) <= 3, len(ticks)
+
+
+def test_a_deadline_moved_near_wakes_the_clock_and_the_round_ends(app: Flask) -> None:
+    referee = referee_client(app)
+    gid = airborne_game(app, referee)
+    # The one dogfight of the round decided (A's fighter shoots B's bomber down): nothing is
+    # left open, so the shipped ruleset's "wait at 0:00" has nothing to wait for.
+    due = next(a for a in referee.get(f"/api/games/{gid}/view").get_json()["legal"] if a["type"] == "report_dogfight")
+    assert act(referee, gid, {**due, "throws": [{"hands": ["rock", "scissors"]}]}).status_code == 200
+    store = store_of(app)
+    ended = threading.Event()
+    real_tick = live.end_rounds_on_time
+
+    def tick(the_app: Flask, now: float | None = None) -> list[str]:
+        acted = real_tick(the_app, now)
+        if gid in acted:
+            ended.set()
+        return acted
+
+    live.end_rounds_on_time = tick  # type: ignore[assignment]
+    stop = threading.Event()
+    try:
+        live.start_round_clock(app, longest=60.0, stop=stop)
+        time.sleep(0.3)  # the clock is asleep now, for up to a minute
+        # Half a second left: the write that moves the deadline wakes the clock, which then
+        # sleeps just until 0:00 and ends the round.
+        left = store.load(gid)[0].round.timer.deadline - time.time()
+        assert act(referee, gid, {"type": "adjust_timer", "seconds": -(left - 0.5)}).status_code == 200
+        assert ended.wait(20.0), "the round was not ended by the clock"
+    finally:
+        stop.set()
+        store.deadlines_moved.set()
+        live.end_rounds_on_time = real_tick  # type: ignore[assignment]
+    phase = referee.get(f"/api/games/{gid}/view").get_json()["round"]["phase"]
+    assert phase != "airborne"
+
+
+def test_only_a_deadline_sooner_than_the_clocks_wake_wakes_it(app: Flask) -> None:
+    referee = referee_client(app)
+    gid = airborne_game(app, referee)
+    due = next(a for a in referee.get(f"/api/games/{gid}/view").get_json()["legal"] if a["type"] == "report_dogfight")
+    assert act(referee, gid, {**due, "throws": [{"hands": ["rock", "scissors"]}]}).status_code == 200
+    store = store_of(app)
+    store.clock_wakes_at = time.time() + 2.0  # the clock is asleep for two more seconds
+    store.deadlines_moved.clear()
+    # A pause and a resume five minutes from the end: nothing for the clock to do sooner.
+    assert act(referee, gid, {"type": "pause_timer"}).status_code == 200
+    assert act(referee, gid, {"type": "resume_timer"}).status_code == 200
+    assert not store.deadlines_moved.is_set()
+    # One second left: sooner than the clock's wake, so it wakes.
+    left = store.load(gid)[0].round.timer.deadline - time.time()
+    assert act(referee, gid, {"type": "adjust_timer", "seconds": -(left - 1.0)}).status_code == 200
+    assert store.deadlines_moved.is_set()
