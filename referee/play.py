@@ -85,9 +85,18 @@ class Play:
         if action.get("type") == "create_game":
             raise MalformedAction(Msg("create a game with POST /api/games"))
         result = self.store.execute(
-            game_id, action, at=self.clock(), by=role, device_id=device_id, client_id=client_id, version=version
+            game_id,
+            action,
+            at=self.clock(),
+            by=role,
+            device_id=device_id,
+            client_id=client_id,
+            version=version,
+            defer_snapshot=True,
         )
         pushed = self.publisher.publish(game_id, result.state, since=_since(result), device_id=device_id)
+        # The screens first: encoding a snapshot is the slowest part of the fiftieth report.
+        self.store.write_snapshot(result)
         state = result.state if result.duplicate else self.follow(game_id, result.mode, result.state)
         return Acted(result, state, pushed)
 

@@ -147,6 +147,8 @@ class Result:
     duplicate: bool = False
     mode: str = ""
     """The game's mode, by name (as registered)."""
+    snapshot_due: bool = False
+    """A snapshot is due and was left to the caller (`execute(defer_snapshot=True)`)."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -418,6 +420,11 @@ class Store:
             self._remember(game.id, game.mode, state, game.seq)
         return mode, state
 
+    def write_snapshot(self, result: Result) -> None:
+        """Write the snapshot `execute(defer_snapshot=True)` left due (`result.snapshot_due`)."""
+        if result.snapshot_due:
+            self._write_snapshot(result.game_id, self.mode(result.mode), result.state, result.version)
+
     def _write_snapshot(self, game_id: str, mode: Mode, state: Any, version: int) -> None:
         """Store a snapshot in a transaction of its own, after the action's has committed."""
         # Outside the action's write transaction, so encoding it never holds the write lock; a
@@ -526,11 +533,13 @@ class Store:
         device_id: str | None = None,
         client_id: str | None = None,
         version: int | None = None,
+        defer_snapshot: bool = False,
     ) -> Result:
         """Apply one action in one write transaction; dedupe by client_id; RulesError writes nothing.
 
         `version` (the state version the client saw) is handed to `mode.apply` when given, so
-        the mode can refuse a stale action.
+        the mode can refuse a stale action. `defer_snapshot`: a snapshot due now is left to the
+        caller (`write_snapshot`), who pushes the change to every screen first.
         """
         extra: dict[str, Any] = {} if version is None else {"version": version}
         moved: list[float | None] = [None]
@@ -576,12 +585,19 @@ class Store:
                     .where(games_t.c.id == game_id)
                     .values(seq=new_version, status=_status(new_state), deadline=deadline, updated_at=at)
                 )
-                result = Result(game_id, list(events), new_state, new_version, mode=str(game.mode))
                 due = new_version // self.snapshot_every > current // self.snapshot_every
+                result = Result(
+                    game_id,
+                    list(events),
+                    new_state,
+                    new_version,
+                    mode=str(game.mode),
+                    snapshot_due=due and defer_snapshot,
+                )
             # Committed: only now may other threads see the new state in the cache.
             self._remember(game_id, game.mode, new_state, new_version)
             self._deadline_stored(moved[0])
-            if due:
+            if due and not defer_snapshot:
                 self._write_snapshot(game_id, mode, new_state, new_version)
             return result
 

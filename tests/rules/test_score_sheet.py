@@ -205,3 +205,25 @@ def test_the_sums_hold_after_a_void_too() -> None:
     game, seqs = one_round(end=False)
     game.ref(type="void", seq=seqs["sinking"], reason="wrong")
     check_sums(airraid.score_sheet(game.state), game.state)
+
+
+def test_two_bombers_that_hit_one_square_count_one_square() -> None:
+    game = started_game()
+    game.do("team:A", type="set_defender", team="A", pilot="Amy")
+    game.do("team:B", type="set_defender", team="B", pilot="Bo")
+    for pilot, ship, corridor in (("Abe", "C", "middle"), ("Ada", "B", "lower")):
+        game.do(
+            "team:A", type="add_order", team="A", pilot=pilot, kind="bomber", ship=ship, corridor=corridor, target="A4"
+        )
+    game.ref(type="start_round")  # B sends nobody: both bombers reach B's base
+    abe, ada = game.order_id("A", "Abe"), game.order_id("A", "Ada")
+    # Both announced before either fought: the square is not hit yet, so both answers are "fight".
+    game.do("team:B", type="announce_bombing", order=abe)
+    game.do("team:B", type="announce_bombing", order=ada)
+    game.do("team:B", type="report_bombing", order=abe, throws=[win("bomber")])
+    game.do("team:B", type="report_bombing", order=ada, throws=[win("bomber")])
+    sheet = airraid.score_sheet(game.state)
+    assert len(game.state.teams["B"].hits) == 1
+    assert sheet.teams["A"].squares_hit == 1
+    assert {p.pilot: p.hits for p in sheet.pilots if p.team == "A" and p.hits} == {"Abe": 1}
+    check_sums(sheet, game.state)

@@ -102,3 +102,32 @@ def test_a_state_loaded_from_a_snapshot_still_speaks_every_language(tmp_path: Pa
     say = lambda text: czech.get(text, text)  # noqa: E731
     assert loaded.outcome.detail.localize(say, "cs") == live.outcome.detail.localize(say, "cs")
     engine.dispose()
+
+
+def test_a_snapshot_left_to_the_caller_is_written_when_asked(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'late.sqlite3'}")
+    migrate(engine)
+    store = Store(engine, snapshot_every=3)
+    create = {
+        "type": "create_game",
+        "ruleset": ruleset_data(),
+        "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}],
+    }
+    gid = store.create_game("airraid", create, at=1000.0, by="referee").game_id
+
+    def snapshots() -> list[int]:
+        with engine.connect() as conn:
+            rows = conn.execute(select(Snapshot.__table__.c.seq).where(Snapshot.game_id == gid)).all()
+        return [r.seq for r in rows]
+
+    results = [
+        store.execute(
+            gid, {"type": "lock_sea", "team": t, "ships": ships_json()}, at=1001.0, by=f"team:{t}", defer_snapshot=True
+        )
+        for t in "AB"
+    ]
+    assert [r.snapshot_due for r in results] == [False, True] and snapshots() == []
+    store.write_snapshot(results[0])  # nothing was due
+    store.write_snapshot(results[1])
+    assert snapshots() == [3]
+    engine.dispose()

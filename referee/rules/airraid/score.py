@@ -199,6 +199,7 @@ class _Tally:
         self.round: int | None = None
         self.next_round: int | None = None
         self.started: dict[int, float] = {}
+        self.squares_hit: set[tuple[str, str]] = set()  # (the team bombed, the square)
 
     def pilot(self, order: Order) -> PilotScore:
         return self.pilots[(order.team, order.pilot)]
@@ -351,6 +352,12 @@ class _Tally:
         return order
 
     def bombs_hit(self, note: Mapping[str, Any], bomber: Order | None) -> None:
+        square = (str(note["team"]), str(note.get("square")))
+        if square in self.squares_hit:
+            # Two bombers announced on one square before either fought both answer "fight"; the
+            # second hit changes nothing on the sea, so it counts for no one.
+            return
+        self.squares_hit.add(square)
         attacker = other(str(note["team"]))
         self.teams[attacker].squares_hit += 1
         if bomber is not None:
