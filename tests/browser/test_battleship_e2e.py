@@ -24,8 +24,6 @@ from __future__ import annotations
 import json
 import re
 import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -37,16 +35,6 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 ARTIFACTS = ROOT / "test-artifacts" / "battleship"
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    live = Server(tmp_path / "instance")
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
 
 
 @pytest.mark.browser

@@ -15,8 +15,6 @@ Skipped, with the reason, without /usr/bin/chromium or Playwright (REFEREE_REQUI
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -29,16 +27,6 @@ if TYPE_CHECKING:
 
 SHOTS = ROOT / "docs" / "screenshots" / "game-night"
 LOCALES = {"en": "en-GB", "cs": "cs-CZ", "nb": "nb-NO"}
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    live = Server(tmp_path / "instance")
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
 
 
 class Night:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,16 +23,6 @@ TEAMS = [
     {"name": "Orli", "players": ["Ann", "Ada", "Abe", "Amy"]},
     {"name": "Sharks", "players": ["Bob", "Bea", "Ben", "Bo"]},
 ]
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    live = Server(tmp_path / "instance")
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
 
 
 def listen(page: Any) -> dict[str, list[str]]:

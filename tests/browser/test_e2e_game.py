@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -83,16 +82,6 @@ def playwright_api() -> Any:
     except ImportError:
         _missing("Playwright for Python is not installed (pip install '.[test]')")
     return sync_api
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    live = Server(tmp_path / "instance")
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
 
 
 @pytest.mark.browser

@@ -9,8 +9,6 @@ Screenshots: docs/screenshots/game-night/games-list-*.png.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,16 +23,6 @@ WORDS = {
     "en": {"flying": "Round 1 · In the air", "setup": "Setting up", "over": "Game over", "title": "Referee"},
     "cs": {"flying": "Kolo 1 · Ve vzduchu", "setup": "Příprava", "over": "Konec hry", "title": "Rozhodčí"},
 }
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    live = Server(tmp_path / "instance")
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
 
 
 @pytest.mark.browser

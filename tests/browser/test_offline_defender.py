@@ -18,8 +18,6 @@ docs/screenshots/game-night/offline-defender-<lang>-*.png.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -52,16 +50,6 @@ TICKS = """() => {
   }
   return out;
 }"""
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    live = Server(tmp_path / "instance")
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
 
 
 @pytest.mark.browser

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,16 +31,6 @@ FLIGHTS = {
     "B": [("Bob", "upper", "A"), ("Bea", "middle", "B"), ("Ben", "lower", "C")],
 }
 ORDER_ADDED = {"en": "order {plane} added", "cs": "rozkaz {plane}"}
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    live = Server(tmp_path / "instance")
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
 
 
 @pytest.mark.browser

@@ -8,8 +8,6 @@ longer and wrap). Screenshots: docs/screenshots/game-night/projector-*.png.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,16 +31,6 @@ LINES_INSIDE_CARD = """() => {
 SQUARE = "() => document.querySelector('#w-sea-A .sea-cell').getBoundingClientRect().width"
 ROW_LABEL_FITS = """() => [...document.querySelectorAll('#w-sea-A .sea-label')]
   .every((l) => l.scrollWidth <= l.clientWidth + 1 && l.getBoundingClientRect().height < 60)"""
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    live = Server(tmp_path / "instance")
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
 
 
 def play_a_busy_round(ctx: Any, base: str) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,16 +26,6 @@ WORDS = {
     "en": {"won": "Eagles won", "limit": "The limit of 1 round was reached."},
     "cs": {"won": "Vítězí Eagles", "limit": "1"},
 }
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    live = Server(tmp_path / "instance")
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
 
 
 def one_round_ruleset() -> str:
@@ -152,6 +141,7 @@ def test_the_score_sheet_on_screen_paper_and_projector(playwright_api: Any, serv
                         expect(link).to_be_visible()
                         link.click()
                         expect(page.locator(".proj-moment")).to_have_count(7)
+                        page.wait_for_load_state("load")  # its stylesheet too, before sizes are read
                         size_px = page.evaluate(
                             "() => parseFloat(getComputedStyle(document.querySelector('.proj-moment')).fontSize)"
                         )

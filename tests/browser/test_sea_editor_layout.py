@@ -23,8 +23,6 @@ import json
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -98,16 +96,6 @@ SHOWN = """(root) => {
            innerHeight: window.innerHeight,
            sideways: document.documentElement.scrollWidth > document.documentElement.clientWidth };
 }"""
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    live = Server(tmp_path / "instance")
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
 
 
 def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:

@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,16 +30,6 @@ from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, PHONE, WAIT, playwright_api 
 SHOTS = ROOT / "docs" / "screenshots" / "vestorsjo"
 TABLET = {"width": 1024, "height": 768}
 NEAR = {"zealand.frigate-1": "L21", "zealand.corvette-1": "K21"}
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    live = Server(tmp_path / "instance")
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
 
 
 @pytest.mark.browser

@@ -4,9 +4,11 @@ gives the same state as a replay of the whole log."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
-from sqlalchemy import select
+import pytest
+from sqlalchemy import Engine, select
 
 from referee.models import Snapshot
 from referee.rules import airraid
@@ -14,17 +16,34 @@ from referee.rules.errors import Msg
 from referee.store import MODES, Store, make_engine, migrate
 from tests.airraid_helpers import PLAYERS, ruleset_data, ships_json
 
+made: list[Engine] = []  # the engines of the test running now
 
-def test_snapshots_do_not_grow_with_the_log_and_load_to_the_same_state(tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'snap.sqlite3'}")
+
+@pytest.fixture(autouse=True)
+def engines() -> Iterator[list[Engine]]:
+    """Dispose of every engine a test made."""
+    made.clear()
+    yield made
+    for engine in made:
+        engine.dispose()
+
+
+def new_game(tmp_path: Path, snapshot_every: int) -> tuple[Engine, Store, str]:
+    """Return an engine on a fresh SQLite file, a store on it, and a new air-raid game's id."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'snapshots.sqlite3'}")
     migrate(engine)
-    store = Store(engine, snapshot_every=50)
+    made.append(engine)
+    store = Store(engine, snapshot_every=snapshot_every)
     create = {
         "type": "create_game",
         "ruleset": ruleset_data(),
         "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}],
     }
-    gid = store.create_game("airraid", create, at=1000.0, by="referee").game_id
+    return engine, store, store.create_game("airraid", create, at=1000.0, by="referee").game_id
+
+
+def test_snapshots_do_not_grow_with_the_log_and_load_to_the_same_state(tmp_path: Path) -> None:
+    engine, store, gid = new_game(tmp_path, snapshot_every=50)
     clock = 1000.0
     for team in "AB":
         clock += 1
@@ -55,19 +74,10 @@ def test_snapshots_do_not_grow_with_the_log_and_load_to_the_same_state(tmp_path:
     # The loaded state acts like the live one: the next event folds onto the snapshot's log.
     after = fresh.execute(gid, {"type": "set_defender", "team": "A", "pilot": "Ann"}, at=clock + 1, by="team:A")
     assert after.version == version + 1 == after.state.log[-1].seq == len(after.state.log)
-    engine.dispose()
 
 
 def test_an_old_snapshot_that_holds_its_log_still_loads(tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'old.sqlite3'}")
-    migrate(engine)
-    store = Store(engine, snapshot_every=1000)
-    create = {
-        "type": "create_game",
-        "ruleset": ruleset_data(),
-        "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}],
-    }
-    gid = store.create_game("airraid", create, at=1000.0, by="referee").game_id
+    engine, store, gid = new_game(tmp_path, snapshot_every=1000)
     store.execute(gid, {"type": "lock_sea", "team": "A", "ships": ships_json()}, at=1001.0, by="team:A")
     state, version = store.load(gid)
     mode = MODES["airraid"]
@@ -78,19 +88,10 @@ def test_an_old_snapshot_that_holds_its_log_still_loads(tmp_path: Path) -> None:
         )
     loaded, _ = Store(engine).load(gid)
     assert mode.state_to_dict(loaded) == mode.state_to_dict(state)
-    engine.dispose()
 
 
 def test_a_state_loaded_from_a_snapshot_still_speaks_every_language(tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'msg.sqlite3'}")
-    migrate(engine)
-    store = Store(engine, snapshot_every=1)
-    create = {
-        "type": "create_game",
-        "ruleset": ruleset_data(),
-        "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}],
-    }
-    gid = store.create_game("airraid", create, at=1000.0, by="referee").game_id
+    engine, store, gid = new_game(tmp_path, snapshot_every=1)
     store.execute(gid, {"type": "forfeit", "team": "B", "reason": "went home"}, at=1001.0, by="referee")
     live, _ = store.load(gid)
     loaded, _ = Store(engine).load(gid)  # from the snapshot just written, not from a replay
@@ -101,19 +102,10 @@ def test_a_state_loaded_from_a_snapshot_still_speaks_every_language(tmp_path: Pa
     czech = {live.outcome.detail.template: "PŘELOŽENO {team}"}
     say = lambda text: czech.get(text, text)  # noqa: E731
     assert loaded.outcome.detail.localize(say, "cs") == live.outcome.detail.localize(say, "cs")
-    engine.dispose()
 
 
 def test_a_snapshot_left_to_the_caller_is_written_when_asked(tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'late.sqlite3'}")
-    migrate(engine)
-    store = Store(engine, snapshot_every=3)
-    create = {
-        "type": "create_game",
-        "ruleset": ruleset_data(),
-        "teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}],
-    }
-    gid = store.create_game("airraid", create, at=1000.0, by="referee").game_id
+    engine, store, gid = new_game(tmp_path, snapshot_every=3)
 
     def snapshots() -> list[int]:
         with engine.connect() as conn:
@@ -130,4 +122,3 @@ def test_a_snapshot_left_to_the_caller_is_written_when_asked(tmp_path: Path) -> 
     store.write_snapshot(results[0])  # nothing was due
     store.write_snapshot(results[1])
     assert snapshots() == [3]
-    engine.dispose()
