@@ -9,6 +9,7 @@ the server) and kept in `output` for failure messages.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -20,6 +21,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,3 +144,10 @@ class Server:
             self.kill()
         if self._reader:
             self._reader.join(5)
+
+
+def post_json(ctx: Any, url: str, body: dict[str, Any]) -> Any:
+    """POST a JSON body through a Playwright context (its cookies are the caller's role); return the answer's JSON."""
+    answer = ctx.request.post(url, data=json.dumps(body), headers={"Content-Type": "application/json"})
+    assert answer.status < 300, (url, answer.status, answer.text()[:300])
+    return answer.json()

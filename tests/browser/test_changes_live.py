@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ..live_server import Server
+from ..live_server import Server, post_json
 from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, WAIT, playwright_api  # noqa: F401
 
 TEAMS = [
@@ -64,11 +64,7 @@ def test_every_page_shows_the_change_sets_it_is_sent_without_a_resync(
                 contexts[who] = ctx
 
             def api(ctx: Any, path: str, body: dict[str, Any]) -> Any:
-                answer = ctx.request.post(
-                    server.base + path, data=json.dumps(body), headers={"Content-Type": "application/json"}
-                )
-                assert answer.status < 300, (path, answer.status, answer.text()[:300])
-                return answer.json()
+                return post_json(ctx, server.base + path, body)
 
             pages = {who: ctx.new_page() for who, ctx in contexts.items()}
             for page in pages.values():

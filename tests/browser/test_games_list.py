@@ -8,12 +8,11 @@ Screenshots: docs/screenshots/game-night/games-list-*.png.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
-from ..live_server import ROOT, Server
+from ..live_server import ROOT, Server, post_json
 from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, WAIT, playwright_api  # noqa: F401
 
 SHOTS = ROOT / "docs" / "screenshots" / "game-night"
@@ -46,11 +45,7 @@ def test_the_home_page_leads_back_to_every_game(playwright_api: Any, server: Ser
             page.goto(server.link)
 
             def post(path: str, body: dict[str, Any]) -> Any:
-                answer = ctx.request.post(
-                    server.base + path, data=json.dumps(body), headers={"Content-Type": "application/json"}
-                )
-                assert answer.status < 300, (path, answer.status, answer.text()[:300])
-                return answer.json()
+                return post_json(ctx, server.base + path, body)
 
             def new_game(a: str, b: str) -> str:
                 teams = [{"name": a, "players": PLAYERS["A"]}, {"name": b, "players": PLAYERS["B"]}]

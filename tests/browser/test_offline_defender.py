@@ -17,12 +17,11 @@ docs/screenshots/game-night/offline-defender-<lang>-*.png.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
-from ..live_server import ROOT, Server
+from ..live_server import ROOT, Server, post_json
 from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, WAIT, playwright_api  # noqa: F401
 
 SHOTS = ROOT / "docs" / "screenshots" / "game-night"
@@ -77,11 +76,7 @@ def test_an_offline_defender_answers_from_the_phone_and_the_server_settles_it(
             referee.goto(server.link)
 
             def post(path: str, body: dict[str, Any]) -> Any:
-                answer = referee_ctx.request.post(
-                    server.base + path, data=json.dumps(body), headers={"Content-Type": "application/json"}
-                )
-                assert answer.status < 300, (path, answer.status, answer.text()[:300])
-                return answer.json()
+                return post_json(referee_ctx, server.base + path, body)
 
             def get(path: str) -> Any:
                 answer = referee_ctx.request.get(server.base + path)

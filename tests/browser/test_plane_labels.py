@@ -10,13 +10,12 @@ Screenshots: docs/screenshots/game-night/labels-*.png.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 import pytest
 
-from ..live_server import ROOT, Server
+from ..live_server import ROOT, Server, post_json
 from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, WAIT, playwright_api  # noqa: F401
 
 SHOTS = ROOT / "docs" / "screenshots" / "game-night"
@@ -49,11 +48,7 @@ def test_three_corridors_three_labels(playwright_api: Any, server: Server, lang:
             referee.goto(server.link)
 
             def api(ctx: Any, path: str, body: dict[str, Any]) -> Any:
-                answer = ctx.request.post(
-                    server.base + path, data=json.dumps(body), headers={"Content-Type": "application/json"}
-                )
-                assert answer.status < 300, (path, answer.status, answer.text()[:300])
-                return answer.json()
+                return post_json(ctx, server.base + path, body)
 
             def act(ctx: Any, action: dict[str, Any]) -> Any:
                 return api(ctx, f"/api/games/{gid}/actions", {"action": action})

@@ -8,13 +8,12 @@ ended every screen says that the round is over. Screenshots: docs/screenshots/ga
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 import pytest
 
-from ..live_server import ROOT, Server
+from ..live_server import ROOT, Server, post_json
 from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, WAIT, playwright_api  # noqa: F401
 
 SHOTS = ROOT / "docs" / "screenshots" / "game-night"
@@ -52,11 +51,7 @@ def test_time_is_a_moment_on_every_screen(playwright_api: Any, server: Server, l
             referee.goto(server.link)
 
             def api(ctx: Any, path: str, body: dict[str, Any]) -> Any:
-                answer = ctx.request.post(
-                    server.base + path, data=json.dumps(body), headers={"Content-Type": "application/json"}
-                )
-                assert answer.status < 300, (path, answer.status, answer.text()[:300])
-                return answer.json()
+                return post_json(ctx, server.base + path, body)
 
             made = api(referee_ctx, "/api/games", {"teams": TEAMS})
             gid = made["game"]

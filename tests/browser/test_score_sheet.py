@@ -6,7 +6,6 @@ Screenshots: docs/screenshots/game-night/sheet-*.png.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 
 from ..airraid_helpers import RULESET_PATH
-from ..live_server import ROOT, Server
+from ..live_server import ROOT, Server, post_json
 from ..web.test_score_sheet_web import scripted_round
 from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, WAIT, playwright_api  # noqa: F401
 
@@ -45,11 +44,7 @@ def play_a_short_game(browser: Any, server: Server) -> str:
     contexts = {"referee": referee}
 
     def post(ctx: Any, path: str, body: dict[str, Any]) -> Any:
-        answer = ctx.request.post(
-            server.base + path, data=json.dumps(body), headers={"Content-Type": "application/json"}
-        )
-        assert answer.status < 300, (path, answer.status, answer.text()[:300])
-        return answer.json()
+        return post_json(ctx, server.base + path, body)
 
     made = post(
         referee,
