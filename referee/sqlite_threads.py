@@ -7,6 +7,12 @@ waits. Worse, the greenlet holding the lock cannot finish while another one wait
 the hub stays frozen until the busy timeout. `OffloadedConnection` hands those calls to a runner
 (referee.web.server: gevent's thread pool, which the calling greenlet waits on cooperatively);
 everything else (attributes, fetching rows already stepped to) stays on the caller's thread.
+
+Inside a write transaction (after `BEGIN IMMEDIATE` returned) the statements run on the caller's
+thread too: the connection holds SQLite's write lock, so in WAL mode nothing in them waits for
+another connection, and with `synchronous=FULL` only the commit fsyncs. A report is then two
+hops (the BEGIN that may wait for the lock, the COMMIT that fsyncs), not one per statement.
+A greenlet cannot yield in between: the statements are C calls that never switch.
 """
 
 from __future__ import annotations
@@ -16,6 +22,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
+
+# The statement that takes SQLite's write lock at once (referee.store's "begin" listener).
+WRITE_BEGIN = "BEGIN IMMEDIATE"
 
 
 class Runner(Protocol):
@@ -29,30 +38,38 @@ class Runner(Protocol):
 class OffloadedCursor:
     """A sqlite3 cursor whose execute calls go through the runner."""
 
-    def __init__(self, cursor: sqlite3.Cursor, run: Runner) -> None:
-        """Wrap `cursor`; `run` runs its statements."""
+    def __init__(self, cursor: sqlite3.Cursor, run: Runner, owner: OffloadedConnection) -> None:
+        """Wrap `cursor`; `run` runs its statements, unless `owner` holds the write lock."""
         self._cursor = cursor
         self._run = run
+        self._owner = owner
+
+    def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        if self._owner.writing:
+            return fn(*args)
+        return self._run(fn, *args)
 
     def execute(self, sql: str, parameters: Any = ()) -> OffloadedCursor:
         """Run one statement (a write may wait for SQLite's lock in here)."""
-        self._run(self._cursor.execute, sql, parameters)
+        self._call(self._cursor.execute, sql, parameters)
+        if sql.startswith(WRITE_BEGIN):
+            object.__setattr__(self._owner, "writing", True)
         return self
 
     def executemany(self, sql: str, seq_of_parameters: Any) -> OffloadedCursor:
         """Run one statement for each set of parameters."""
-        self._run(self._cursor.executemany, sql, seq_of_parameters)
+        self._call(self._cursor.executemany, sql, seq_of_parameters)
         return self
 
     def fetchall(self) -> list[Any]:
         """Step through the remaining rows (reads pages: may touch the disk)."""
-        return self._run(self._cursor.fetchall)
+        return self._call(self._cursor.fetchall)
 
     def fetchmany(self, size: int | None = None) -> list[Any]:
         """Step through up to `size` rows."""
         if size is None:
-            return self._run(self._cursor.fetchmany)
-        return self._run(self._cursor.fetchmany, size)
+            return self._call(self._cursor.fetchmany)
+        return self._call(self._cursor.fetchmany, size)
 
     def fetchone(self) -> Any:
         """Step to the next row."""
@@ -74,14 +91,18 @@ class OffloadedConnection:
     and register functions on it: those pass straight through to the real connection.
     """
 
+    writing: bool
+    """Whether this connection is in a write transaction: it holds SQLite's write lock."""
+
     def __init__(self, connection: sqlite3.Connection, run: Runner) -> None:
         """Wrap `connection`; `run` runs its blocking calls."""
         object.__setattr__(self, "_connection", connection)
         object.__setattr__(self, "_run", run)
+        object.__setattr__(self, "writing", False)
 
     def cursor(self, *args: Any) -> OffloadedCursor:
         """Return a cursor whose statements go through the runner."""
-        return OffloadedCursor(self._connection.cursor(*args), self._run)
+        return OffloadedCursor(self._connection.cursor(*args), self._run, self)
 
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> OffloadedCursor:
         """Run one statement on a new cursor."""
@@ -89,14 +110,21 @@ class OffloadedConnection:
 
     def commit(self) -> None:
         """Commit (fsync with synchronous=FULL; a WAL checkpoint now and then)."""
-        self._run(self._connection.commit)
+        try:
+            self._run(self._connection.commit)
+        finally:
+            object.__setattr__(self, "writing", self._connection.in_transaction)
 
     def rollback(self) -> None:
         """Roll back."""
-        self._run(self._connection.rollback)
+        try:
+            self._run(self._connection.rollback)
+        finally:
+            object.__setattr__(self, "writing", self._connection.in_transaction)
 
     def close(self) -> None:
         """Close (a last checkpoint may run)."""
+        object.__setattr__(self, "writing", False)
         self._run(self._connection.close)
 
     def __getattr__(self, name: str) -> Any:

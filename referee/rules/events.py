@@ -8,7 +8,7 @@ import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, Union
+from typing import Any, Self, TypeVar, Union
 
 from .errors import MalformedAction, Msg, Name, is_message_data, message_from_data, message_to_data
 from .grid import Square
@@ -92,6 +92,10 @@ class Throw:
 
     winner: str | None
     hands: tuple[str, str] | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        """Return itself: a value made only of values never changes, so a copy of a state shares it."""
+        return self
 
     @classmethod
     def from_dict(cls, data: object, sides: tuple[str, str]) -> Throw:

@@ -6,6 +6,7 @@ import re
 import string
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any, Self
 
 from .errors import MalformedAction, Msg
 
@@ -19,6 +20,10 @@ class Square:
 
     col: int
     row: int
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        """Return itself: a value made only of values never changes, so a copy of a state shares it."""
+        return self
 
     def neighbours8(self) -> Iterator[Square]:
         """Yield the eight squares around this one (some may lie off the grid)."""

@@ -6,6 +6,7 @@ import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Self
 
 from .errors import MalformedAction, Msg, Name
 from .grid import LETTERS, Grid, Shape, Square
@@ -52,6 +53,10 @@ class Ship:
     id: str
     kind: str
     squares: frozenset[Square]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        """Return itself: a value made only of values never changes, so a copy of a state shares it."""
+        return self
 
     def to_dict(self, grid: Grid) -> dict[str, object]:
         """Return the ship as JSON-able data with squares written like "B6"."""

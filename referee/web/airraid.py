@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections import OrderedDict
 from typing import Any, cast
 
 from flask import Blueprint, abort, jsonify, redirect, render_template, request, url_for
@@ -16,7 +17,7 @@ from sqlalchemy import Table, select
 from referee.models import Device, EventRow, Token
 from referee.resources import resource_path
 from referee.rules import airraid
-from referee.rules.errors import MalformedAction, RulesError, RulesetError
+from referee.rules.errors import MalformedAction, Msg, RulesError, RulesetError
 from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.rules.ruleset import airraid_ruleset_from_dict, parse_toml, read_toml, ruleset_from_dict
 from referee.store import reading
@@ -75,21 +76,51 @@ def load_state(game_id: str) -> airraid.State:
     return state
 
 
-def airraid_view_of(state: airraid.State, role: Role, game_id: str) -> dict[str, Any]:
-    """Return a role's view of an air-raid game, the referee's log rows naming the device that sent each event."""
-    view: dict[str, Any] = say_all(airraid.view_for(state, Role.from_str(role), now=time.time()))
+def airraid_unsaid(state: airraid.State, role: Role, game_id: str) -> dict[str, Any]:
+    """Return a role's view before translation, the referee's log rows naming the device that sent each event."""
+    view: dict[str, Any] = airraid.view_for(state, Role.from_str(role), now=time.time())
     if role == REFEREE:
         log = view.get("log", [])
         names = device_names(game_id, [row["seq"] for row in log])
-        for row in log:
-            row["device"] = names.get(row["seq"])
+        view["log"] = [_named_row(game_id, row, names.get(row["seq"])) for row in log]
+    return view
+
+
+# (game, seq) -> (the core's row, the device's name, the row naming it), the newest last.
+_named_rows: OrderedDict[tuple[str, int], tuple[Any, str | None, dict[str, Any]]] = OrderedDict()
+NAMED_ROWS = 20_000
+
+
+def _named_row(game_id: str, row: dict[str, Any], name: str | None) -> dict[str, Any]:
+    """Return the row with its device's name: a new row, never the core's, the same object while both are.
+
+    The core reuses its row objects while they are unchanged; so does this, so that the push's
+    change set sees an unchanged row at a glance.
+    """
+    key = (game_id, row["seq"])
+    known = _named_rows.get(key)
+    if known is not None and known[0] is row and type(known[1]) is type(name) and known[1] == name:
+        return known[2]
+    named = dict(row, device=name)
+    _named_rows[key] = (row, name, named)
+    if len(_named_rows) > NAMED_ROWS:
+        _named_rows.popitem(last=False)
+    return named
+
+
+def airraid_view_of(state: airraid.State, role: Role, game_id: str) -> dict[str, Any]:
+    """Return a role's view of an air-raid game, translated for the request."""
+    view: dict[str, Any] = say_all(airraid_unsaid(state, role, game_id))
     return view
 
 
 def device_names(game_id: str, seqs: list[int]) -> dict[int, str]:
-    """Map each of these event seqs to the name of the device that sent it (kept in memory: `senders`)."""
+    """Map each of these event seqs to the name of the device that sent it (kept in memory: `senders`).
+
+    An unnamed device is a message (translated with the view), so the names are the same in every language.
+    """
     found = senders.of_events(game_id, seqs)
-    return {seq: name or _("device %(id)s", id=dev[:4]) for seq, (dev, name) in found.items()}
+    return {seq: name or Msg("device {id}", id=dev[:4]) for seq, (dev, name) in found.items()}
 
 
 # --- Running an action -------------------------------------------------------------------------
@@ -431,6 +462,7 @@ modes.register(
         role_in=lambda game_id, slip, _state: role_in(game_id, slip),
         view_of=airraid_view_of,
         push_roles=_push_roles,
+        seen_by=airraid_unsaid,
         listing=listing,
     )
 )

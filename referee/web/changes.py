@@ -14,7 +14,7 @@ The form is JSON Merge Patch (RFC 7396) with two escapes and a compact edit of l
 - anything else (text, a number, true or false, a list) is that value.
 
 An object whose only key is `$set` or `$list` is never a merge: such a view object is sent
-whole in a `$set`. Standard library only, no state: `apply(base, diff(base, new)) == new`.
+whole in a `$set`. No state: `apply(base, diff(base, new)) == new`.
 """
 
 from __future__ import annotations
@@ -22,9 +22,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from referee.rules.errors import Msg, Name
+
 SET = "$set"
 LIST = "$list"
 OPS = frozenset({SET, LIST})
+# Text that is translated as it is sent: alike only if made of the same template and values.
+WORDS = (Msg, Name)
 
 # How far into the old list a new one may start (a log window that moved on): a bounded scan.
 MAX_SHIFT = 64
@@ -53,6 +57,8 @@ def same(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(key in b and same(value, b[key]) for key, value in a.items())
     if kind is list or kind is tuple:
         return len(a) == len(b) and all(map(same, a, b))
+    if kind is str and a == b:
+        return type(a) is type(b) is str or _same_words(a, b)
     return bool(a == b)
 
 
@@ -71,6 +77,17 @@ def _same_fast(a: Any, b: Any) -> bool:
     return kind is str or _typed_alike(a, b)
 
 
+def _same_words(a: str, b: str) -> bool:
+    """Tell whether two equal texts of a text type with fields (a message before translation) are alike.
+
+    A message is compared by its English text and by what it is made of (template and values):
+    two messages that read the same in English may read differently once translated.
+    """
+    if not isinstance(a, WORDS) and not isinstance(b, WORDS):
+        return True  # other text types (a Role) are their text
+    return type(a) is type(b) and a.__dict__ == b.__dict__
+
+
 def _typed_alike(a: Any, b: Any) -> bool:
     """Tell whether two values Python finds equal are the same JSON: a walk of types only."""
     kind = type(a)
@@ -86,7 +103,10 @@ def _typed_alike(a: Any, b: Any) -> bool:
             if sub is not type(y):
                 if not same(x, y):
                     return False
-            elif (sub is dict or sub is list) and not _typed_alike(x, y):
+            elif sub is dict or sub is list:
+                if not _typed_alike(x, y):
+                    return False
+            elif isinstance(x, str) and not _same_words(x, y):
                 return False
     elif kind is list:
         for x, y in zip(a, b, strict=True):
@@ -96,8 +116,13 @@ def _typed_alike(a: Any, b: Any) -> bool:
             if sub is not type(y):
                 if not same(x, y):
                     return False
-            elif (sub is dict or sub is list) and not _typed_alike(x, y):
+            elif sub is dict or sub is list:
+                if not _typed_alike(x, y):
+                    return False
+            elif isinstance(x, str) and not _same_words(x, y):
                 return False
+    elif isinstance(a, str):
+        return _same_words(a, b)
     return True  # (equal leaves of one type are one JSON value)
 
 

@@ -17,6 +17,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -34,7 +35,7 @@ from referee.store import GameNotFound, StoreError, reading
 from referee.web import changes, modes, playing, senders
 from referee.web.auth import current_device_id
 from referee.web.extensions import MALFORMED_EVENT, db, socketio, store_of
-from referee.web.i18n import current_lang, say
+from referee.web.i18n import current_lang, say, say_all
 
 log = logging.getLogger(__name__)
 devices_t = cast(Table, Device.__table__)
@@ -121,6 +122,8 @@ class _Pushed:
     lock: threading.Lock = field(default_factory=threading.Lock)
     version: int = 0
     held: dict[tuple[Role, str], tuple[int, Any, int | None]] = field(default_factory=dict)
+    unsaid: dict[Role, tuple[int, Any]] = field(default_factory=dict)
+    """By role, for modes whose views translate after the fact: (version, the view before translation)."""
 
 
 # The games whose rooms' last views are kept (a change set needs them), newest push last.
@@ -137,12 +140,13 @@ def _pushed_of(game_id: str) -> _Pushed:
         # A game nobody has pushed to for long keeps its lock and version, not its views.
         for old in list(games.values())[: max(0, len(games) - HELD_GAMES)]:
             old.held = {}
+            old.unsaid = {}
     return game
 
 
 def push_views(
     game_id: str, state: Any, *, local: bool = False, since: int | None = None, device_id: str | None = None
-) -> dict[tuple[Role, str], Any]:
+) -> Mapping[tuple[Role, str], Any]:
     """Send every role's fresh view to the sockets of that role (through the message queue if any).
 
     Each room gets what changed since the view it was last sent (`changes`), else the whole view.
@@ -169,15 +173,14 @@ class SocketPublisher:
 
     def publish(
         self, game_id: str, state: Any, since: int | None = None, device_id: str | None = None
-    ) -> dict[tuple[Role, str], Any]:
+    ) -> Mapping[tuple[Role, str], Any]:
         """Push every role's fresh view of a game; return the views made, by (role, language)."""
         return push_views(game_id, state, since=since, device_id=device_id)
 
 
-def _push_views_now(
-    game_id: str, state: Any, game: _Pushed, *, local: bool, since: int | None
-) -> dict[tuple[Role, str], Any]:
-    roles = modes.of(state).push_roles(state)
+def _push_views_now(game_id: str, state: Any, game: _Pushed, *, local: bool, since: int | None) -> Made:
+    mode = modes.of(state)
+    roles = mode.push_roles(state)
     queued = bool(current_app.config.get("REDIS_URL"))
     with _lock:
         # Pilots whose order was just removed or voided are no longer in the state: this
@@ -187,25 +190,107 @@ def _push_views_now(
         # Without a message queue every socket is this process's own: a view nobody here reads
         # is not made (making and sending the views is most of a push's time).
         in_use = None if queued else here
-    made: dict[tuple[Role, str], Any] = {}
+    made = Made(mode, state)
     held: dict[tuple[Role, str], tuple[int, Any, int | None]] = {}
-    for lang in current_app.config["LANGUAGES"]:
-        # Each screen reads its own language: the views are made once per language in use.
-        with force_locale(lang):
-            for role in dict.fromkeys(roles):
-                if in_use is not None and (role, lang) not in in_use:
-                    continue
-                try:
-                    view: dict[str, Any] | None = playing.view_of(state, role, game_id)
-                except RulesError:
-                    view = None
-                made[(role, lang)] = view
-                event, message, size = _message(game.held.get((role, lang)), state.version, view, since, queued)
+    unsaid: dict[Role, tuple[int, Any]] = {}
+    languages = current_app.config["LANGUAGES"]
+    for role in dict.fromkeys(roles):
+        rooms = [lang for lang in languages if in_use is None or (role, lang) in in_use]
+        if not rooms:
+            continue
+        if mode.seen_by is None:
+            for lang in rooms:
+                with force_locale(lang):
+                    view = _view_or_none(mode.view_of, state, role, game_id)
+                    made.rooms[(role, lang)] = view
+                    event, message, size = _message(game.held.get((role, lang)), state.version, view, since, queued)
+                    socketio.emit(event, message, to=room_of(game_id, role, lang), ignore_queue=local)
+                    made.sent.append((role, lang))
+                    held[(role, lang)] = (state.version, view, size)
+            continue
+        # The role's view before translation is the same in every language: it is made and
+        # compared with the last one once, and only what changed is translated per language.
+        raw = _view_or_none(mode.seen_by, state, role, game_id)
+        unsaid[role] = (state.version, raw)
+        made.raw[role] = raw
+        change = _raw_change(game.unsaid.get(role), state.version, raw, since, queued)
+        for lang in rooms:
+            with force_locale(lang):
+                event, message, size = _said_message(game.held.get((role, lang)), change, state, raw, made, role, lang)
                 socketio.emit(event, message, to=room_of(game_id, role, lang), ignore_queue=local)
-                held[(role, lang)] = (state.version, view, size)
+                made.sent.append((role, lang))
+                held[(role, lang)] = (state.version, None, size)
     # A room not sent this push may hold anything by the next: it gets its whole view then.
     game.held = held
+    game.unsaid = unsaid
     return made
+
+
+def _view_or_none(make: Any, state: Any, role: Role, game_id: str) -> dict[str, Any] | None:
+    try:
+        view: dict[str, Any] = make(state, role, game_id)
+    except RulesError:
+        return None
+    return view
+
+
+class Made(Mapping[tuple[Role, str], Any]):
+    """The views a push made, by room (role, language); a role's view is translated when asked for."""
+
+    def __init__(self, mode: modes.WebMode, state: Any) -> None:
+        self.mode = mode
+        self.state = state
+        self.rooms: dict[tuple[Role, str], Any] = {}
+        self.raw: dict[Role, Any] = {}
+        self.sent: list[tuple[Role, str]] = []
+
+    def __getitem__(self, room: tuple[Role, str]) -> Any:
+        if room not in self.rooms:
+            role, lang = room
+            if role not in self.raw:
+                raise KeyError(room)
+            raw = self.raw[role]
+            with force_locale(lang):
+                self.rooms[room] = None if raw is None else self.mode.localize(self.state, raw)
+        return self.rooms[room]
+
+    def __iter__(self) -> Iterator[tuple[Role, str]]:
+        """The rooms pushed (a role's view in another language can still be asked for)."""
+        return iter(self.sent)
+
+    def __len__(self) -> int:
+        return len(self.sent)
+
+
+def _raw_change(
+    unsaid: tuple[int, Any] | None, version: int, raw: dict[str, Any] | None, since: int | None, queued: bool
+) -> tuple[int, Any] | None:
+    """Return (the version it starts from, the change) from the role's last view to this one, if known."""
+    if unsaid is None or raw is None or since is None:
+        return None
+    base_version, base = unsaid
+    # Through a message queue other processes push too: the view this one sent last is what the
+    # room holds only if it was the version just before this change.
+    if base is None or base_version >= version or (queued and base_version != since):
+        return None
+    return base_version, changes.diff(base, raw)
+
+
+def _said_message(
+    held: tuple[int, Any, int | None] | None,
+    change: tuple[int, Any] | None,
+    state: Any,
+    raw: dict[str, Any] | None,
+    made: Made,
+    role: Role,
+    lang: str,
+) -> tuple[str, dict[str, Any], int | None]:
+    """Return the push for one room of a role whose change was made before translation."""
+    if held is None or change is None or held[0] != change[0]:
+        return "view", {"seq": state.version, "view": made[(role, lang)]}, None
+    base_version, untranslated = change
+    said = say_all(untranslated)
+    return _weighed(said, base_version, state.version, held[2], lambda: made[(role, lang)])
 
 
 def _message(
@@ -227,13 +312,20 @@ def _message(
     # room holds only if it was the version just before this change.
     if base is None or base_version >= version or (queued and base_version != since):
         return whole
-    change = changes.diff(base, view)
+    return _weighed(changes.diff(base, view), base_version, version, known, lambda: view)
+
+
+def _weighed(
+    change: Any, base_version: int, version: int, known: int | None, whole: Callable[[], Any]
+) -> tuple[str, dict[str, Any], int | None]:
+    """Return the change set, or the whole view when the change would be no smaller."""
     message = {"from": base_version, "seq": version, "changes": change}
     size = len(json.dumps(change, separators=(",", ":")))
     # A small change set is smaller than any view; a larger one is weighed against its view, or
     # against the view's size last weighed while it is under half of that (views change slowly).
     if size <= SMALL_CHANGE or (known is not None and 2 * size < known):
         return "changes", message, known
+    view = whole()
     full = len(json.dumps(view, separators=(",", ":")))
     if size >= full:
         return "view", {"seq": version, "view": view}, full

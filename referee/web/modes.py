@@ -26,6 +26,10 @@ class WebMode:
 
     `role_in(game_id, slip, state)` reads the browser's role from its cookies (or slip);
     `view_of(state, role, game_id)` is that role's view, translated for the request;
+    `seen_by(state, role, game_id)`, if given, is that view before translation, the same in every
+    language, whose translation (`localize`) is `say_all` alone: a push then compares a role's
+    view with its last once and translates only the change, per language, instead of making and
+    comparing a whole view per language;
     `push_roles(state)` lists the roles whose sockets get a fresh view after a change.
     What happens by itself after an action (the computer's turn) is the rules' own (`automatic`),
     played by `referee.play`.
@@ -42,6 +46,13 @@ class WebMode:
     """Why a game that is still stored may no longer be played (answered 410), or None."""
     listing: Callable[[str, Any], dict[str, str]] | None = None
     """A line of the referee's list of games: {title, state, url}, translated (the modes a referee runs)."""
+    seen_by: Callable[[Any, Role, str], dict[str, Any]] | None = None
+
+    def localize(self, state: Any, unsaid: dict[str, Any]) -> dict[str, Any]:
+        """Translate a view made by `seen_by` for the request's language."""
+        del state
+        view: dict[str, Any] = say_all(unsaid)
+        return view
 
 
 _MODES: dict[str, WebMode] = {}
@@ -69,6 +80,7 @@ def of(state: Any) -> WebMode:
         role_in=_generic_role,
         view_of=_generic_view,
         push_roles=_generic_audiences,
+        seen_by=_generic_unsaid,
     )
 
 
@@ -80,9 +92,14 @@ def _generic_role(game_id: str, slip: str | None, state: Any) -> Role:
     return REFEREE if Access.REFEREE in current_roles(game_id) else PUBLIC
 
 
-def _generic_view(state: Any, role: Role, game_id: str) -> dict[str, Any]:
+def _generic_unsaid(state: Any, role: Role, game_id: str) -> dict[str, Any]:
     del game_id
-    view: dict[str, Any] = say_all(mode_of(state).view_for(state, Role.from_str(role), time.time()))
+    view: dict[str, Any] = mode_of(state).view_for(state, Role.from_str(role), time.time())
+    return view
+
+
+def _generic_view(state: Any, role: Role, game_id: str) -> dict[str, Any]:
+    view: dict[str, Any] = say_all(_generic_unsaid(state, role, game_id))
     return view
 
 

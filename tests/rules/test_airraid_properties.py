@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from typing import Any
@@ -11,8 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.rules import airraid
+from referee.rules.engine import effective_voids
 from referee.rules.errors import RulesError
-from referee.rules.events import Role
+from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.rules.grid import Grid
 from referee.rules.ruleset import load_ruleset
 from referee.rules.sea import check_fleet, random_sea
@@ -198,7 +200,18 @@ def strings(value: Any, key: str = "") -> list[str]:
 def check_invariants(game: Game, views: bool) -> None:
     state = game.state
     assert airraid.ledger_balances(state), airraid.ledger(state, "A")
-    if state.phase == "over" or not views:
+    # The voids in force are kept in the state (a void's refusal reads them, not the whole log).
+    assert state.voided == effective_voids(state.log)
+    if not views:
+        return
+    # Log rows are reused from earlier views while unchanged: a view is what a fresh one would be.
+    fresh = copy.copy(state)
+    fresh.rows = {}
+    roles = [REFEREE, PUBLIC, *(Role("team", t) for t in airraid.TEAMS)]
+    roles += [Role("pilot", o.id) for o in (state.round.orders.values() if state.round else ())]
+    for role in roles:
+        assert airraid.view_for(state, role, now=game.clock) == airraid.view_for(fresh, role, now=game.clock), role
+    if state.phase == "over":
         return
     for team in airraid.TEAMS:
         # Squares a team bombed itself are its own knowledge: "fight" tells a bomber a ship is there.

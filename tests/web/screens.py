@@ -24,7 +24,7 @@ class Pushes:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.made: dict[tuple[str, int], dict[tuple[Role, str], Any]] = {}
         self.kinds: list[str] = []
-        real_push, real_message = live._push_views_now, live._message
+        real_push, real_message, real_said = live._push_views_now, live._message, live._said_message
 
         def recording_push(game_id: str, state: Any, *args: Any, **kwargs: Any) -> Any:
             made = real_push(game_id, state, *args, **kwargs)
@@ -36,8 +36,14 @@ class Pushes:
             self.kinds.append(answer[0])
             return answer
 
+        def recording_said(*args: Any, **kwargs: Any) -> Any:
+            answer = real_said(*args, **kwargs)
+            self.kinds.append(answer[0])
+            return answer
+
         monkeypatch.setattr(live, "_push_views_now", recording_push)
         monkeypatch.setattr(live, "_message", recording_message)
+        monkeypatch.setattr(live, "_said_message", recording_said)
 
 
 def strings(value: Any) -> set[str]:
@@ -86,7 +92,7 @@ class Screen:
                 assert msg["from"] == self.seq, f"{room}: changes from {msg['from']}, the page holds {self.seq}"
                 new = changes.apply(self.view, msg["changes"])
                 whole = self.pushes.made[(self.game_id, msg["seq"])][room]
-                assert changes.same(new, whole), f"{room} at {msg['seq']}: the changes do not give its view"
+                assert changes.same(new, whole), f"{room} at {msg['seq']}: the changes give not its view but {new}"
                 told = strings(msg["changes"]) - changes.OPS - strings(self.view) - strings(whole)
                 assert not told, f"{room} at {msg['seq']}: the change set tells {sorted(told)}"
                 self.seq, self.view = msg["seq"], new

@@ -61,12 +61,21 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
     made: list[tuple[str, str]] = []
     real_view_of = games_module.view_of
+    real_translate = live.Made.__getitem__
 
     def counting_view_of(state: Any, role: str, game_id: str) -> dict[str, Any]:
         made.append((role, current_lang()))
         return real_view_of(state, role, game_id)
 
+    def counting_translate(self: live.Made, room: tuple[Role, str]) -> Any:
+        # A push makes a role's view once, before translation, and translates it for a room
+        # only when that room is sent the whole view.
+        if room not in self.rooms:
+            made.append(room)
+        return real_translate(self, room)
+
     monkeypatch.setattr(games_module, "view_of", counting_view_of)
+    monkeypatch.setattr(live.Made, "__getitem__", counting_translate)
     return made
 
 
@@ -301,14 +310,17 @@ def test_the_referees_log_names_phones_from_memory_and_hears_of_a_rename(
         referee.take()
         return {row["device"] for row in referee.view["log"] if row.get("by") == "team:A"}
 
+    # An unnamed phone is "device" and its id's start, in the referee's language (the rows are
+    # made once for every language and translated as they are sent).
+    assert names_shown("n0") == {f"zařízení {arena.device_a[:4]}"}
     renamed = arena.referee.post(f"/api/games/{arena.gid}/devices/{arena.device_a}", json={"name": "Red phone"})
     assert renamed.status_code == 200
-    assert names_shown("n0") == {"Red phone"}  # renamed here: seen at the next push
+    assert names_shown("n1") == {"Red phone"}  # renamed here: seen at the next push
     with engine_of(app).begin() as conn:  # renamed by another process
         conn.execute(Device.__table__.update().where(Device.__table__.c.id == arena.device_a).values(name="Blue"))
-    assert names_shown("n1") == {"Red phone"}  # from memory, for NAMES_TTL seconds
+    assert names_shown("n2") == {"Red phone"}  # from memory, for NAMES_TTL seconds
     monkeypatch.setattr(senders, "NAMES_TTL", 0.0)
-    assert names_shown("n2") == {"Blue"}
+    assert names_shown("n3") == {"Blue"}
 
 
 def test_a_revoked_phone_cannot_act_before_its_socket_is_closed(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:

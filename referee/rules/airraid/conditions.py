@@ -12,7 +12,6 @@ added to the clock, a fleet), stay in their handler.
 
 from __future__ import annotations
 
-from ..engine import effective_voids
 from ..errors import GameOver, IllegalAction, Msg, NotYourTurn, RulesError
 from ..events import Role
 from ..grid import Square
@@ -556,6 +555,7 @@ def void_problem(state: State, target: int) -> RulesError | None:
         return IllegalAction(Msg("the game's creation cannot be voided; start a new game instead"))
     if target > state.version or target > len(state.log):
         return IllegalAction(Msg("there is no event {target} to void", target=target))
-    if target in effective_voids(state.log):
+    # state.voided is the log's effective voids, kept by every void: not a walk of the whole log.
+    if target in state.voided:
         return IllegalAction(Msg("event {target} is already void", target=target))
     return None

@@ -745,6 +745,7 @@ def _clone(state: State) -> State:
         id(state.log): state.log,
         id(state.ruleset): state.ruleset,
         id(state.ruleset_raw): state.ruleset_raw,
+        id(state.rows): state.rows,
     }
     for rnd in state.rounds:
         if rnd.phase == "closed":

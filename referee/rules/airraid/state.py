@@ -220,6 +220,8 @@ class State:
     skipped: dict[int, str] = field(default_factory=dict)
     notes: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     ruleset: AirRaidRuleset = field(default=None, metadata={"encode": False})  # type: ignore[assignment]
+    rows: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False, metadata={"encode": False})
+    """Log rows the views made, by (seq, whose), reused while what they show is unchanged (views.py)."""
 
     def __post_init__(self) -> None:
         if self.ruleset is None:

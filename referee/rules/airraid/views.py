@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import IllegalAction, MalformedAction, Msg, NotYourTurn
-from ..events import JSON, REFEREE, Role, encode
+from ..events import JSON, REFEREE, Event, Role, encode
 from ..sea import Draft, ship_labels
 from .conditions import (
     AFTER_END,
@@ -336,25 +336,61 @@ def _note_view(state: State, note: JSON, role: Role) -> JSON | None:
 def _log_view(state: State, role: Role, limit: int | None) -> list[JSON]:
     """Return the newest `limit` log rows a role may see (all if no limit), oldest first."""
     rows: list[JSON] = []
+    over = state.phase == "over"
+    whose = _whose(state, role)
+    made = state.rows
+    if len(made) > MADE_ROWS:
+        made.clear()
     # Newest first, stopping at the limit: every push makes this for every screen's role, and
     # the log only grows, so walking all of it made pushes slower as the game went on.
     for event in reversed(state.log):
         if limit and len(rows) >= limit:
             break
-        notes = [n for n in (_note_view(state, n, role) for n in state.notes.get(event.seq, [])) if n]
-        if role.kind == "referee":
-            rows.append(
-                {
-                    **event.to_dict(),
-                    "notes": notes,
-                    "voided": state.voided.get(event.seq),
-                    "skipped": state.skipped.get(event.seq),
-                }
-            )
-        elif notes:
-            rows.append({"seq": event.seq, "kind": event.kind, "at": event.at, "notes": notes})
+        notes = state.notes.get(event.seq)
+        shown = (len(notes) if notes else 0, state.voided.get(event.seq), state.skipped.get(event.seq), over)
+        # A row is made once and then reused while what it shows is the same (its event, its
+        # notes, whether it is void or skipped): the same object, so a push's change set
+        # finds it unchanged at a glance instead of comparing it field by field.
+        key = (event.seq, whose)
+        known = made.get(key)
+        if known is not None and known[0] is event and known[1] is notes and known[2] == shown:
+            row = known[3]
+        else:
+            row = _log_row(state, event, notes or [], role)
+            made[key] = (event, notes, shown, row)
+        if row is not None:
+            rows.append(row)
     rows.reverse()
     return rows
+
+
+# Rows kept for reuse, all roles together, before they are made afresh: a few pushes' worth.
+MADE_ROWS = 2000
+
+
+def _whose(state: State, role: Role) -> tuple[str, str | None]:
+    """Return what a log row depends on of a role: its kind and its team (a pilot's is its order's)."""
+    if role.kind == "team":
+        return role.kind, role.subject
+    if role.kind == "pilot":
+        order = state.order(role.subject)
+        return role.kind, order.team if order else None
+    return role.kind, None
+
+
+def _log_row(state: State, event: Event, notes: list[JSON], role: Role) -> JSON | None:
+    """Return one event's log row as a role may see it, or None if it shows the role nothing."""
+    seen = [n for n in (_note_view(state, n, role) for n in notes) if n]
+    if role.kind == "referee":
+        return {
+            **event.to_dict(),
+            "notes": seen,
+            "voided": state.voided.get(event.seq),
+            "skipped": state.skipped.get(event.seq),
+        }
+    if seen:
+        return {"seq": event.seq, "kind": event.kind, "at": event.at, "notes": seen}
+    return None
 
 
 def _sea_view(state: State, team_id: str, reveal: bool) -> JSON:
