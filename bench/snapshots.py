@@ -3,13 +3,16 @@
     .venv/bin/python bench/snapshots.py [--events 5000] [--every 50]
 
 One air-raid game on a fresh SQLite file, in-process through `Store.execute`: both seas locked,
-the game started, then the team's defender changing hands again and again (each change one
-event, none of them adding to the state, so what grows is the log alone). At 50, 500, 2,000 and
+the game started, a round in the air, then the referee pausing and resuming its clock again and
+again (each one event with a note, so the log and the notes grow, as in a real game, while the
+rest of the state does not; `--quiet` changes the defender instead, an event with no note). At 50, 500, 2,000 and
 5,000 events it prints: the time of the last report that wrote a snapshot, the median of the
 plain reports around it (the baseline, same run), the snapshot's size, the database's bytes per
 event, and the time a fresh store takes to load the game (snapshot plus the events after it).
 Before snapshots left the log to the events table, each one re-encoded the whole log: 4 ms,
-then 12, then 42–55 ms, and the database grew with the square of the game's length.
+then 12, then 42–55 ms, and the database grew with the square of the game's length; before each
+held only the notes since the one before, the notes did the same (5.7 ms at 50 events, 89 ms
+and 295 KB at 5,000).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=5000)
     parser.add_argument("--every", type=int, default=50, help="snapshot every N events (the server's default)")
+    parser.add_argument("--quiet", action="store_true", help="events with no note (the defender changing hands)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.sqlite3"
@@ -53,7 +57,16 @@ def main() -> None:
         for team in "AB":
             clock += 1
             store.execute(gid, {"type": "lock_sea", "team": team, "ships": ships_json()}, at=clock, by=f"team:{team}")
-        version = store.execute(gid, {"type": "start_game"}, at=clock + 1, by="referee").version
+        start: list[dict[str, str]] = [{"type": "start_game"}]
+        if not args.quiet:
+            start += [
+                {"type": "set_defender", "team": "A", "pilot": "Amy"},
+                {"type": "set_defender", "team": "B", "pilot": "Bo"},
+                {"type": "start_round"},
+            ]
+        for action in start:
+            clock += 1
+            version = store.execute(gid, action, at=clock, by="referee").version
         pilots = PLAYERS["A"]
         plain: list[float] = []
         snapshot_ms: dict[int, float] = {}
@@ -65,10 +78,13 @@ def main() -> None:
         i = 0
         while version < args.events:
             clock += 1
-            action = {"type": "set_defender", "team": "A", "pilot": pilots[i % 4]}
+            if args.quiet:
+                action = {"type": "set_defender", "team": "A", "pilot": pilots[i % 4]}
+            else:
+                action = {"type": "pause_timer" if i % 2 == 0 else "resume_timer"}
             i += 1
             started = time.perf_counter()
-            version = store.execute(gid, action, at=clock, by="team:A").version
+            version = store.execute(gid, action, at=clock, by="referee").version
             took = (time.perf_counter() - started) * 1000
             if version % args.every == 0:
                 snapshot_ms[version] = took

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
 
-from sqlalchemy import Connection, Engine, Table, create_engine, event, func, insert, select, text, update
+from sqlalchemy import Connection, Engine, Table, bindparam, create_engine, event, func, insert, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.pool import ConnectionPoolEntry
@@ -43,6 +43,25 @@ T = TypeVar("T")
 games_t = cast(Table, Game.__table__)
 events_t = cast(Table, EventRow.__table__)
 snapshots_t = cast(Table, Snapshot.__table__)
+
+# The statements every action runs, built once: building and keying a statement costs about what
+# running it on SQLite does.
+_GAME = select(games_t).where(games_t.c.id == bindparam("game_id"))
+_GAME_LOCKED = _GAME.with_for_update()  # row lock on PostgreSQL; no-op SQL on SQLite
+_FIRST_OF_CLIENT = select(events_t.c.batch_seq).where(
+    events_t.c.game_id == bindparam("game_id"), events_t.c.client_id == bindparam("client_id")
+)
+_ADD_EVENTS = insert(events_t)
+_MOVE_GAME = (
+    update(games_t)
+    .where(games_t.c.id == bindparam("game_id"))
+    .values(
+        seq=bindparam("new_seq"),
+        status=bindparam("new_status"),
+        deadline=bindparam("new_deadline"),
+        updated_at=bindparam("new_updated_at"),
+    )
+)
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
@@ -376,10 +395,7 @@ class Store:
         return reading(self.engine)
 
     def _game_row(self, conn: Connection, game_id: str, *, lock: bool) -> Any:
-        stmt = select(games_t).where(games_t.c.id == game_id)
-        if lock:
-            stmt = stmt.with_for_update()  # row lock on PostgreSQL; no-op SQL on SQLite
-        row = conn.execute(stmt).one_or_none()
+        row = conn.execute(_GAME_LOCKED if lock else _GAME, {"game_id": game_id}).one_or_none()
         if row is None:
             raise GameNotFound(game_id)
         return row
@@ -405,20 +421,56 @@ class Store:
                 .limit(1)
             ).one_or_none()
             if snap is None:
-                events = [self._row_to_event(mode, r) for r in self._events_rows(conn, game.id, 0, game.seq)]
-                state = mode.replay(events)
-                self._remember(game.id, game.mode, state, game.seq)
-                return mode, state
+                return mode, self._replayed(conn, game, mode)
             data = json.loads(snap.state)
             if data.pop(_LOG_IN_EVENTS, False):
                 # The snapshot left its log to the events table: read it back, unfolded.
                 data["log"] = [_row_dict(r) for r in self._events_rows(conn, game.id, 0, snap.seq)]
+            since = data.pop(_GROWN_SINCE, 0)
+            if since and not self._grown_back(conn, game.id, mode, data, since):
+                return mode, self._replayed(conn, game, mode)
             state, version = mode.state_from_dict(data), snap.seq
         if version < game.seq:
             for row in self._events_rows(conn, game.id, version, game.seq):
                 state = mode.fold(state, self._row_to_event(mode, row))
             self._remember(game.id, game.mode, state, game.seq)
         return mode, state
+
+    def _replayed(self, conn: Connection, game: Any, mode: Mode) -> Any:
+        """Return the game's state folded from its whole log (no usable snapshot), and remember it."""
+        events = [self._row_to_event(mode, r) for r in self._events_rows(conn, game.id, 0, game.seq)]
+        state = mode.replay(events)
+        self._remember(game.id, game.mode, state, game.seq)
+        return state
+
+    def _grown_back(self, conn: Connection, game_id: str, mode: Mode, data: dict[str, Any], since: int) -> bool:
+        """Fill in a snapshot's growing part from the earlier snapshots it points back to; False if one is gone.
+
+        Each snapshot holds the entries of the events after the one it points to (`_GROWN_SINCE`);
+        the chain is read in one query, oldest entries first.
+        """
+        grows = getattr(mode, "SNAPSHOT_GROWS", None)
+        if grows is None:
+            return False
+        bodies = {
+            int(r.seq): r.state
+            for r in conn.execute(
+                select(snapshots_t.c.seq, snapshots_t.c.state).where(
+                    snapshots_t.c.game_id == game_id, snapshots_t.c.seq <= since
+                )
+            )
+        }
+        pieces = [data.get(grows, {})]
+        while since:
+            body = bodies.get(since)
+            if body is None:
+                log.warning("snapshot %d of game %s is gone: replaying its log", since, game_id)
+                return False
+            older = json.loads(body)
+            pieces.append(older.get(grows, {}))
+            since = older.get(_GROWN_SINCE, 0)
+        data[grows] = {k: v for piece in reversed(pieces) for k, v in piece.items()}
+        return True
 
     def write_snapshot(self, result: Result) -> None:
         """Write the snapshot `execute(defer_snapshot=True)` left due (`result.snapshot_due`)."""
@@ -429,11 +481,30 @@ class Store:
         """Store a snapshot in a transaction of its own, after the action's has committed."""
         # Outside the action's write transaction, so encoding it never holds the write lock; a
         # snapshot is only a shortcut, so one lost to a race or a busy database costs nothing.
-        body = _snapshot(mode, state)
         try:
+            base = self._snapshot_base(game_id, mode, state, version)
+            body = _snapshot(mode, state, base)
             retry_busy(lambda: self._insert_snapshot(game_id, version, body))
         except (IntegrityError, OperationalError):
             log.warning("snapshot of game %s at %d not written", game_id, version, exc_info=True)
+
+    def _snapshot_base(self, game_id: str, mode: Mode, state: Any, version: int) -> int:
+        """Return the seq of the snapshot a new one may take its state's growing part from (0: none)."""
+        base_of = getattr(mode, "snapshot_base", None)
+        if base_of is None:
+            return 0
+
+        def last() -> int:
+            with self._read() as conn:
+                found = conn.execute(
+                    select(func.max(snapshots_t.c.seq)).where(
+                        snapshots_t.c.game_id == game_id, snapshots_t.c.seq < version
+                    )
+                ).scalar()
+            return int(found or 0)
+
+        previous = retry_busy(last)
+        return int(base_of(state, previous)) if previous else 0
 
     def _insert_snapshot(self, game_id: str, version: int, body: str) -> None:
         with self.engine.begin() as conn:
@@ -571,7 +642,7 @@ class Store:
                         raise BrokenMode(f"event seq {ev.seq} does not follow version {current + offset}")
                 first_seq = current + 1
                 conn.execute(
-                    insert(events_t),
+                    _ADD_EVENTS,
                     [
                         _event_row(game_id, ev, first_seq, device_id, client_id if i == 0 else None)
                         for i, ev in enumerate(events)
@@ -581,9 +652,14 @@ class Store:
                 deadline = _deadline(mode, new_state)
                 moved[0] = deadline if deadline != game.deadline else None
                 conn.execute(
-                    update(games_t)
-                    .where(games_t.c.id == game_id)
-                    .values(seq=new_version, status=_status(new_state), deadline=deadline, updated_at=at)
+                    _MOVE_GAME,
+                    {
+                        "game_id": game_id,
+                        "new_seq": new_version,
+                        "new_status": _status(new_state),
+                        "new_deadline": deadline,
+                        "new_updated_at": at,
+                    },
                 )
                 due = new_version // self.snapshot_every > current // self.snapshot_every
                 result = Result(
@@ -611,9 +687,7 @@ class Store:
 
     def _duplicate(self, conn: Connection, game: Any, client_id: str) -> Result | None:
         """Return the original result of a retried client_id, or None if it is new."""
-        first = conn.execute(
-            select(events_t.c.batch_seq).where(events_t.c.game_id == game.id, events_t.c.client_id == client_id)
-        ).one_or_none()
+        first = conn.execute(_FIRST_OF_CLIENT, {"game_id": game.id, "client_id": client_id}).one_or_none()
         if first is None:
             return None
         mode, state = self._state_in(conn, game)
@@ -737,13 +811,21 @@ class Store:
 # A snapshot's marker that its state's `log` was left out: the events table holds it already,
 # and a snapshot that carried it would grow with the square of the game's length.
 _LOG_IN_EVENTS = "_log_in_events"
+# A snapshot's marker that its growing part holds only the entries after this earlier snapshot's seq.
+_GROWN_SINCE = "_grown_since"
 
 
-def _snapshot(mode: Mode, state: Any) -> str:
-    """Encode a state for the snapshots table, without the log the events table holds."""
+def _snapshot(mode: Mode, state: Any, base: int = 0) -> str:
+    """Encode a state for the snapshots table, without the log the events table holds.
+
+    `base`: the seq of an earlier snapshot that holds the state's growing part up to there
+    (`SNAPSHOT_GROWS`, the air-raid notes): this one then holds only the entries after it.
+    """
     log_free = getattr(mode, "snapshot_to_dict", None)
     if log_free is None:
         return _dumps(mode.state_to_dict(state))
+    if base:
+        return _dumps({**log_free(state, after=base), _LOG_IN_EVENTS: True, _GROWN_SINCE: base})
     return _dumps({**log_free(state), _LOG_IN_EVENTS: True})
 
 

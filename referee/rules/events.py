@@ -251,12 +251,17 @@ def replay_log(events: Sequence[Event], created: Callable[[Event], S], fold: Cal
     return state
 
 
-def log_state_to_dict(state: Any, *, log: bool = True, messages: bool = False) -> JSON:
-    """Return a state dataclass holding its `log` of events as JSON-able data; `log=False` leaves it out."""
+def log_state_to_dict(
+    state: Any, *, log: bool = True, messages: bool = False, leave_out: frozenset[str] = frozenset()
+) -> JSON:
+    """Return a state dataclass holding its `log` of events as JSON-able data; `log=False` leaves it out.
+
+    `leave_out`: fields the caller encodes itself (or not at all).
+    """
     data: JSON = {
         f.name: encode(getattr(state, f.name), messages=messages)
         for f in dataclasses.fields(state)
-        if f.metadata.get("encode", True) and f.name != "log"
+        if f.metadata.get("encode", True) and f.name != "log" and f.name not in leave_out
     }
     if log:
         data["log"] = [e.to_dict() for e in state.log]

@@ -76,6 +76,80 @@ def test_snapshots_do_not_grow_with_the_log_and_load_to_the_same_state(tmp_path:
     assert after.version == version + 1 == after.state.log[-1].seq == len(after.state.log)
 
 
+def narrated_game(tmp_path: Path, events: int, void_at: int | None = None) -> tuple[Engine, Store, str, float]:
+    """A game in the air whose referee pauses and resumes the clock: every event adds a note."""
+    engine, store, gid = new_game(tmp_path, snapshot_every=50)
+    clock = 1000.0
+    for team in "AB":
+        clock += 1
+        store.execute(gid, {"type": "lock_sea", "team": team, "ships": ships_json()}, at=clock, by=f"team:{team}")
+    for action in (
+        {"type": "start_game"},
+        {"type": "set_defender", "team": "A", "pilot": "Amy"},
+        {"type": "set_defender", "team": "B", "pilot": "Bo"},
+        {"type": "start_round"},
+    ):
+        clock += 1
+        store.execute(gid, action, at=clock, by="referee")
+    version = 0
+    while version < events:
+        clock += 1
+        paused = store.load(gid)[0].round.timer.deadline is None
+        action = {"type": "resume_timer" if paused else "pause_timer"}
+        if version + 1 == void_at:
+            action = {"type": "void", "seq": version - 3, "reason": "a slip of the finger"}
+        version = store.execute(gid, action, at=clock, by="referee").version
+    return engine, store, gid, clock
+
+
+def snapshots_of(engine: Engine, gid: str) -> dict[int, dict[str, object]]:
+    with engine.connect() as conn:
+        rows = conn.execute(select(Snapshot.__table__).where(Snapshot.game_id == gid).order_by(Snapshot.seq)).all()
+    return {r.seq: json.loads(r.state) for r in rows}
+
+
+def loads_as_replayed(engine: Engine, store: Store, gid: str) -> None:
+    """A fresh store's load is the live state and the replay of the whole log."""
+    mode = MODES["airraid"]
+    live, version = store.load(gid)
+    loaded, loaded_version = Store(engine, snapshot_every=50).load(gid)
+    replayed = airraid.replay(store.all_events(gid))
+    assert loaded_version == version
+    assert mode.state_to_dict(loaded) == mode.state_to_dict(replayed) == mode.state_to_dict(live)
+
+
+def test_a_snapshot_holds_only_the_notes_since_the_last_one(tmp_path: Path) -> None:
+    # Notes grow with the log (one a pause or resume): a snapshot holding them all would grow too.
+    engine, store, gid, _clock = narrated_game(tmp_path, 400)
+    snaps = snapshots_of(engine, gid)
+    assert sorted(snaps) == list(range(50, 401, 50))
+    assert "_grown_since" not in snaps[50]
+    for seq in list(snaps)[1:]:
+        assert snaps[seq]["_grown_since"] == seq - 50
+        assert {int(k) for k in snaps[seq]["notes"]} <= set(range(seq - 49, seq + 1)), seq
+    sizes = {seq: len(json.dumps(body)) for seq, body in snaps.items()}
+    assert sizes[400] < sizes[100] * 1.2, sizes
+    loads_as_replayed(engine, store, gid)
+
+
+def test_after_a_void_the_next_snapshot_holds_every_note_again(tmp_path: Path) -> None:
+    # A void makes every note again: the notes an earlier snapshot holds are no longer the game's.
+    engine, store, gid, _clock = narrated_game(tmp_path, 260, void_at=170)
+    snaps = snapshots_of(engine, gid)
+    assert snaps[150]["_grown_since"] == 100
+    assert "_grown_since" not in snaps[200]
+    assert snaps[250]["_grown_since"] == 200
+    assert "a slip of the finger" in json.dumps(snaps[200]["notes"])
+    loads_as_replayed(engine, store, gid)
+
+
+def test_a_snapshot_whose_earlier_one_is_gone_loads_by_replaying_the_log(tmp_path: Path) -> None:
+    engine, store, gid, _clock = narrated_game(tmp_path, 160)
+    with engine.begin() as conn:
+        conn.execute(Snapshot.__table__.delete().where(Snapshot.game_id == gid, Snapshot.seq == 100))
+    loads_as_replayed(engine, store, gid)
+
+
 def test_an_old_snapshot_that_holds_its_log_still_loads(tmp_path: Path) -> None:
     engine, store, gid = new_game(tmp_path, snapshot_every=1000)
     store.execute(gid, {"type": "lock_sea", "team": "A", "ships": ships_json()}, at=1001.0, by="team:A")

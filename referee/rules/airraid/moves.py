@@ -19,6 +19,7 @@ from ..events import (
     JSON,
     Event,
     Role,
+    encode,
     log_state_from_dict,
     log_state_to_dict,
     parse_throws,
@@ -731,6 +732,7 @@ def _void(state: State, event: Event, role: Role) -> None:
     refuse(void_problem(state, target))
     fresh = ENGINE.recompute(state.log + (event,))
     fresh.voided = effective_voids(fresh.log)
+    fresh.notes_rebuilt = event.seq
     state.__dict__.update(fresh.__dict__)
 
 
@@ -849,9 +851,28 @@ def state_to_dict(state: State) -> JSON:
     return log_state_to_dict(state)
 
 
-def snapshot_to_dict(state: State) -> JSON:
-    """Return the state without its log, which the store keeps as events, its messages translatable."""
-    return log_state_to_dict(state, log=False, messages=True)
+def snapshot_to_dict(state: State, after: int = 0) -> JSON:
+    """Return the state without its log, which the store keeps as events, its messages translatable.
+
+    `after`: only the notes of later events; the earlier ones are in the snapshot taken at that
+    seq (`snapshot_base`), so a snapshot costs the events since the last one, not the whole game.
+    """
+    data = log_state_to_dict(state, log=False, messages=True, leave_out=frozenset({SNAPSHOT_GROWS}))
+    data[SNAPSHOT_GROWS] = {str(seq): encode(notes, messages=True) for seq, notes in state.notes.items() if seq > after}
+    return data
+
+
+# The part of the state that grows with the log, by event seq: a snapshot may hold only its newest entries.
+SNAPSHOT_GROWS = "notes"
+
+
+def snapshot_base(state: State, last: int) -> int:
+    """Return the seq of the snapshot a new one may take its earlier notes from: `last`, or 0 for none.
+
+    A note is never changed after its event, except by a void, which makes every note again
+    (`notes_rebuilt`): the snapshot taken before that holds notes that are no longer the game's.
+    """
+    return last if state.notes_rebuilt <= last else 0
 
 
 def state_from_dict(data: Mapping[str, Any]) -> State:

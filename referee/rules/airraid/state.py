@@ -219,6 +219,8 @@ class State:
     voided: dict[int, str] = field(default_factory=dict)
     skipped: dict[int, str] = field(default_factory=dict)
     notes: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    notes_rebuilt: int = 0
+    """The seq of the last void: every note was made again then (a snapshot before it holds old ones)."""
     ruleset: AirRaidRuleset = field(default=None, metadata={"encode": False})  # type: ignore[assignment]
     rows: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False, metadata={"encode": False})
     """Log rows the views made, by (seq, whose), reused while what they show is unchanged (views.py)."""
