@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from engineio import json as engineio_json  # type: ignore[import-untyped]
-from flask import Flask, request
+from flask import Flask, abort, request
 from socketio import packet as sio_packet  # type: ignore[import-untyped]
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -133,6 +133,14 @@ class TextPacket(sio_packet.Packet):  # type: ignore[misc]
         return None
 
 
+SOCKETIO_PATH = "socket.io"
+
+
+def _not_a_page() -> Any:
+    """Answer 404: Socket.IO's path is the engine.io middleware's, never a page."""
+    abort(404)
+
+
 def init_app(app: Flask) -> None:
     """Bind Socket.IO: its async mode, optional Redis queue, same-origin CORS, small buffers.
 
@@ -162,6 +170,13 @@ def init_app(app: Flask) -> None:
         manage_session=False,
         serializer=TextPacket,
     )
+    # Each Socket.IO event runs in a request context made from its connection's environ. With no
+    # rule for that path, making it raised a NotFound and kept it, traceback and frames: about 70
+    # objects in reference cycles an event, which only the cycle collector frees, in pauses that
+    # stopped every socket of the one event loop (bench/fanout.py's p99). The engine.io
+    # middleware answers this path before Flask does, so the view is never reached.
+    for websocket in (False, True):  # long polling, and the websocket a connection upgrades to
+        app.add_url_rule(f"/{SOCKETIO_PATH}/", "socket_io", _not_a_page, strict_slashes=False, websocket=websocket)
     # Behind a reverse proxy (deploy/nginx.conf): trust its X-Forwarded-For/-Proto/-Host only
     # when told how many proxies there are (PROXY_FIX = 1). Off by default: a phone could
     # otherwise forge its address (the token-failure limit counts per address) or the origin

@@ -29,6 +29,7 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -299,9 +300,32 @@ def serve(application: Any, host: str, port: int, limits: Limits) -> None:
         limits.connections_per_address,
         limits.header_timeout,
     )
-    # What exists by now (modules, the app, its translations) lives as long as the process: out of
-    # the collector's sight, a full collection no longer walks it. It did, every few thousand
-    # pushes, stopping every socket of the one event loop for about 70 ms (bench/fanout.py's p99).
+    collect_calmly()
+    gevent.spawn(_collect_now_and_then, COLLECT_EVERY)
+    server.serve_forever()
+
+
+# Python's cycle collector stops every socket of the one event loop while it runs. Left to
+# itself it walked everything the process holds (modules, the app, every game, every socket)
+# every few seconds of reports: 40-110 ms pauses, the p99 of bench/fanout.py's scenario B. Now
+# what exists is put out of its sight (`gc.freeze`), young objects are collected in larger,
+# rarer batches, and everything is collected, then frozen again, once every COLLECT_EVERY
+# seconds, so cycles that became garbage after a freeze are still freed.
+COLLECT_EVERY = 300.0
+YOUNG_THRESHOLDS = (10_000, 20, 100)
+
+
+def collect_calmly() -> None:
+    """Collect everything now, then freeze what survives and make the automatic collections rarer."""
+    gc.unfreeze()
     gc.collect()
     gc.freeze()
-    server.serve_forever()
+    gc.set_threshold(*YOUNG_THRESHOLDS)
+
+
+def _collect_now_and_then(every: float) -> None:
+    while True:
+        gevent.sleep(every)
+        took = time.perf_counter()
+        collect_calmly()
+        log.info("full collection in %.0f ms", (time.perf_counter() - took) * 1000)

@@ -356,7 +356,8 @@ def app_routes(app: Flask) -> set[tuple[str, str]]:
     return {
         (rule.rule, method)
         for rule in app.url_map.iter_rules()
-        if rule.endpoint != "static"
+        # socket_io: Socket.IO's own path, answered by the engine.io middleware, never by Flask.
+        if rule.endpoint not in ("static", "socket_io")
         for method in (rule.methods or set()) - {"HEAD", "OPTIONS"}
     }
 
