@@ -110,13 +110,18 @@ class OffloadedConnection:
 
     def commit(self) -> None:
         """Commit (fsync with synchronous=FULL; a WAL checkpoint now and then)."""
+        if not self._connection.in_transaction:
+            return  # nothing to commit: sqlite3 would do nothing, without a hop
         try:
             self._run(self._connection.commit)
         finally:
             object.__setattr__(self, "writing", self._connection.in_transaction)
 
     def rollback(self) -> None:
-        """Roll back."""
+        """Roll back (the pool does on every connection it takes back: mostly nothing to undo)."""
+        if not self._connection.in_transaction:
+            object.__setattr__(self, "writing", False)
+            return
         try:
             self._run(self._connection.rollback)
         finally:

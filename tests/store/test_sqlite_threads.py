@@ -46,6 +46,10 @@ def test_a_write_transaction_hops_to_the_runner_only_to_begin_and_to_commit(
     db.commit()
     assert runner.calls == ["execute BEGIN IMMEDIATE", "commit"]
     assert not db.writing
+    # The pool rolls back every connection it takes back: with no transaction open, no hop.
+    db.rollback()
+    db.commit()
+    assert runner.calls == ["execute BEGIN IMMEDIATE", "commit"]
     # Outside a write transaction every statement goes to the runner again (a read may touch the disk).
     cur.execute("SELECT v FROM t ORDER BY n")
     assert cur.fetchall() == [("a",), ("b",), ("c",)]
