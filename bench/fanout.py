@@ -23,7 +23,7 @@ Prints, per delivery and per report (until the last screen has it), p50/p99/max 
 missed deliveries, the server's peak threads and RSS, the bytes pushed per report to one screen,
 and ours/bare ratios; then, as the last line of each scenario, one summary line for other tools:
 `scenario=A p50_ms=… p99_ms=… bare_p99_ms=… cpu_ms=… bare_cpu_ms=… missed=…` (per delivery;
-CPU ms per report). Needs the `bench` extra.
+CPU ms per report). Needs the `bench` extra. FANOUT_SERVER_LOG=file keeps our server's output.
 """
 
 from __future__ import annotations
@@ -560,6 +560,8 @@ def run_one(
     result.mean_size = sum(sizes) / len(sizes) if sizes else 0.0
     result.first_size = sum(firsts) / len(firsts) if firsts else 0.0
     log = "".join(server.output)
+    if os.environ.get("FANOUT_SERVER_LOG"):
+        Path(os.environ["FANOUT_SERVER_LOG"]).write_text(log)
     busy, tracebacks = log.count("database busy"), log.count("Traceback")
     if busy or tracebacks:
         result.errors.append(f"server log: {busy} 'database busy' warnings, {tracebacks} tracebacks")

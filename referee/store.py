@@ -214,11 +214,13 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     engine = create_engine(sa_url, connect_args=connect_args, **kwargs)
     runner = _sqlite_runner
     if runner is not None:
+        # Made now, after `referee serve` has patched threading: a lock greenlets wait at.
+        gate = threading.RLock()
 
         @event.listens_for(engine, "do_connect")
         def _offloaded(dialect: Any, _record: ConnectionPoolEntry, cargs: Any, cparams: Any) -> Any:
             # Opening is quick (SQLite reads nothing until the first statement); the rest is offloaded.
-            return OffloadedConnection(dialect.loaded_dbapi.connect(*cargs, **cparams), runner)
+            return OffloadedConnection(dialect.loaded_dbapi.connect(*cargs, **cparams), runner, gate)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:

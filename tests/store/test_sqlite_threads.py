@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -74,3 +76,66 @@ def test_a_rollback_or_a_failed_begin_leaves_the_connection_offloaded(
     db.execute("SELECT count(*) FROM t")
     assert runner.calls[-1] == "execute SELECT count(*) FROM t"
     assert db.execute("SELECT count(*) FROM t").fetchall() == [(0,)]
+
+
+def test_the_writers_of_a_process_wait_at_the_gate_not_in_sqlites_busy_sleeps(tmp_path: Path) -> None:
+    runner = CountingRunner()
+    path = tmp_path / "gate.sqlite3"
+    setup = sqlite3.connect(path, isolation_level=None)
+    setup.execute("PRAGMA journal_mode=WAL")
+    setup.execute("CREATE TABLE t (n INTEGER PRIMARY KEY, v TEXT)")
+    setup.close()
+    gate = threading.RLock()
+    first = OffloadedConnection(sqlite3.connect(path, isolation_level=None, check_same_thread=False), runner, gate)
+    second = OffloadedConnection(sqlite3.connect(path, isolation_level=None, check_same_thread=False), runner, gate)
+    second.execute("PRAGMA busy_timeout=0")  # past the gate, a lock still taken would fail at once
+    first.execute("BEGIN IMMEDIATE")
+    first.execute("INSERT INTO t (v) VALUES ('first')")
+    began: list[float] = []
+
+    def write_second() -> None:
+        second.execute("BEGIN IMMEDIATE")
+        began.append(time.monotonic())
+        second.execute("INSERT INTO t (v) VALUES ('second')")
+        second.commit()
+
+    writer = threading.Thread(target=write_second)
+    writer.start()
+    time.sleep(0.2)
+    assert not began  # waiting at the gate, not failing on SQLite's lock
+    committed = time.monotonic()
+    first.commit()
+    writer.join(5)
+    assert began and began[0] >= committed
+    assert first.execute("SELECT v FROM t ORDER BY n").fetchall() == [("first",), ("second",)]
+
+
+def test_a_begin_that_fails_lets_the_next_writer_in(tmp_path: Path) -> None:
+    runner = CountingRunner()
+    path = tmp_path / "gate.sqlite3"
+    gate = threading.RLock()
+    db = OffloadedConnection(sqlite3.connect(path, isolation_level=None, check_same_thread=False), runner, gate)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA busy_timeout=0")
+    holder = sqlite3.connect(path, isolation_level=None)  # another process's writer, past any gate
+    holder.execute("BEGIN IMMEDIATE")
+    with pytest.raises(sqlite3.OperationalError):
+        db.execute("BEGIN IMMEDIATE")
+    holder.execute("ROLLBACK")
+    other = threading.Thread(target=lambda: (gate.acquire(), gate.release()))
+    other.start()
+    other.join(2)
+    assert not other.is_alive()  # the gate was let go when the BEGIN failed
+
+
+def test_closing_a_connection_in_a_write_lets_the_gate_go(tmp_path: Path) -> None:
+    gate = threading.RLock()
+    raw = sqlite3.connect(tmp_path / "gate.sqlite3", isolation_level=None, check_same_thread=False)
+    db = OffloadedConnection(raw, CountingRunner(), gate)
+    db.execute("BEGIN IMMEDIATE")
+    db.close()
+    assert not db.writing
+    other = threading.Thread(target=lambda: (gate.acquire(), gate.release()))
+    other.start()
+    other.join(2)
+    assert not other.is_alive()
