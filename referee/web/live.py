@@ -126,6 +126,9 @@ class _Pushed:
     """By role, for modes whose views translate after the fact: (version, the view before translation)."""
 
 
+Room = tuple[Role, str]
+"""A role's sockets in one language: what one push is encoded for."""
+
 # The games whose rooms' last views are kept (a change set needs them), newest push last.
 HELD_GAMES = 256
 
@@ -216,7 +219,9 @@ def _push_views_now(game_id: str, state: Any, game: _Pushed, *, local: bool, sin
         change = _raw_change(game.unsaid.get(role), state.version, raw, since, queued)
         for lang in rooms:
             with force_locale(lang):
-                event, message, size = _said_message(game.held.get((role, lang)), change, state, raw, made, role, lang)
+                event, message, size = _said_message(
+                    game.held.get((role, lang)), change, state.version, made, (role, lang)
+                )
                 socketio.emit(event, message, to=room_of(game_id, role, lang), ignore_queue=local)
                 made.sent.append((role, lang))
                 held[(role, lang)] = (state.version, None, size)
@@ -277,20 +282,13 @@ def _raw_change(
 
 
 def _said_message(
-    held: tuple[int, Any, int | None] | None,
-    change: tuple[int, Any] | None,
-    state: Any,
-    raw: dict[str, Any] | None,
-    made: Made,
-    role: Role,
-    lang: str,
+    held: tuple[int, Any, int | None] | None, change: tuple[int, Any] | None, version: int, made: Made, room: Room
 ) -> tuple[str, dict[str, Any], int | None]:
-    """Return the push for one room of a role whose change was made before translation."""
+    """Return the push for one room of a role whose change was made before translation (in this language)."""
     if held is None or change is None or held[0] != change[0]:
-        return "view", {"seq": state.version, "view": made[(role, lang)]}, None
+        return "view", {"seq": version, "view": made[room]}, None
     base_version, untranslated = change
-    said = say_all(untranslated)
-    return _weighed(said, base_version, state.version, held[2], lambda: made[(role, lang)])
+    return _weighed(say_all(untranslated), base_version, version, held[2], lambda: made[room])
 
 
 def _message(
