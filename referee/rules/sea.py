@@ -121,6 +121,24 @@ def ship_labels(
     placed still says which cruiser), and a ship lettered by its place in the fleet, as a sea
     editor letters its tray (A, B, … by slot), takes that place's number, the one its tray shows.
     """
+    # Every order of a view names its ship, so a view asked this a dozen times: the names of one
+    # fleet are made once (ships and rules are values; the rules are matched by identity).
+    key = (id(rules), tuple(ships), lang, tuple(fleet) if fleet is not None else None)
+    known = _LABELS.get(key)
+    if known is None or known[0] is not rules:
+        if len(_LABELS) >= MAX_LABELS:
+            _LABELS.clear()
+        known = _LABELS[key] = (rules, _ship_labels(rules, ships, lang, fleet))
+    return dict(known[1])
+
+
+_LABELS: dict[tuple[object, ...], tuple[SeaRules, dict[str, Name]]] = {}
+MAX_LABELS = 1024
+
+
+def _ship_labels(
+    rules: SeaRules, ships: Sequence[Ship], lang: str | None, fleet: Sequence[str] | None
+) -> dict[str, Name]:
     slots = list(fleet or ())
     placed = [s.kind for s in ships]
     totals = {kind_id: max(placed.count(kind_id), slots.count(kind_id)) for kind_id in {*placed, *slots}}

@@ -174,6 +174,17 @@ def two(letter: str, *squares: tuple[int, int]) -> Ship:
     return Ship(letter, "two", frozenset(Square(c, r) for c, r in squares))
 
 
+def test_labels_are_made_once_a_fleet_and_handed_out_as_copies() -> None:
+    ships = [two("B", (0, 0), (1, 0)), two("C", (0, 2), (1, 2))]
+    first = ship_labels(KINDS, ships)
+    first["B"] = first["C"]  # a caller's own dict: the next caller still gets the names
+    again = ship_labels(KINDS, list(ships))
+    assert [str(again[s.id]) for s in ships] == ["ship-two 1", "ship-two 2"]
+    # Other rules of the same kinds are other rules: their names are their own.
+    other = SeaRules({"two": ShipKind("two", "deuce", KINDS.kinds["two"].shape)})
+    assert str(ship_labels(other, ships)["B"]) == "deuce 1"
+
+
 def test_labels_without_the_fleet_number_the_ships_in_their_order_as_before() -> None:
     ships = [two("B", (0, 0), (1, 0)), two("C", (0, 2), (1, 2))]
     labels = ship_labels(KINDS, ships)
