@@ -193,7 +193,7 @@ def _push_views_now(game_id: str, state: Any, game: _Pushed, *, local: bool, sin
         # Without a message queue every socket is this process's own: a view nobody here reads
         # is not made (making and sending the views is most of a push's time).
         in_use = None if queued else here
-    made = Made(mode, state)
+    made = Made()
     held: dict[tuple[Role, str], tuple[int, Any, int | None]] = {}
     unsaid: dict[Role, tuple[int, Any]] = {}
     languages = current_app.config["LANGUAGES"]
@@ -242,9 +242,7 @@ def _view_or_none(make: Any, state: Any, role: Role, game_id: str) -> dict[str, 
 class Made(Mapping[tuple[Role, str], Any]):
     """The views a push made, by room (role, language); a role's view is translated when asked for."""
 
-    def __init__(self, mode: modes.WebMode, state: Any) -> None:
-        self.mode = mode
-        self.state = state
+    def __init__(self) -> None:
         self.rooms: dict[tuple[Role, str], Any] = {}
         self.raw: dict[Role, Any] = {}
         self.sent: list[tuple[Role, str]] = []
@@ -256,7 +254,7 @@ class Made(Mapping[tuple[Role, str], Any]):
                 raise KeyError(room)
             raw = self.raw[role]
             with force_locale(lang):
-                self.rooms[room] = None if raw is None else self.mode.localize(self.state, raw)
+                self.rooms[room] = None if raw is None else say_all(raw)
         return self.rooms[room]
 
     def __iter__(self) -> Iterator[tuple[Role, str]]:

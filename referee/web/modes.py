@@ -27,7 +27,7 @@ class WebMode:
     `role_in(game_id, slip, state)` reads the browser's role from its cookies (or slip);
     `view_of(state, role, game_id)` is that role's view, translated for the request;
     `seen_by(state, role, game_id)`, if given, is that view before translation, the same in every
-    language, whose translation (`localize`) is `say_all` alone: a push then compares a role's
+    language, whose translation is `say_all` alone: a push then compares a role's
     view with its last once and translates only the change, per language, instead of making and
     comparing a whole view per language;
     `push_roles(state)` lists the roles whose sockets get a fresh view after a change.
@@ -47,12 +47,6 @@ class WebMode:
     listing: Callable[[str, Any], dict[str, str]] | None = None
     """A line of the referee's list of games: {title, state, url}, translated (the modes a referee runs)."""
     seen_by: Callable[[Any, Role, str], dict[str, Any]] | None = None
-
-    def localize(self, state: Any, unsaid: dict[str, Any]) -> dict[str, Any]:
-        """Translate a view made by `seen_by` for the request's language."""
-        del state
-        view: dict[str, Any] = say_all(unsaid)
-        return view
 
 
 _MODES: dict[str, WebMode] = {}

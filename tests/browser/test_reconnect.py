@@ -26,7 +26,6 @@ import select
 import socket
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -174,17 +173,6 @@ def bombers_at_b(server: Server) -> tuple[Phone, str, dict[str, str]]:
 
 def log_of(referee: Phone, gid: str) -> list[dict[str, Any]]:
     return list(referee.get(f"/api/games/{gid}/events?since=0")["events"])
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    live = Server(tmp_path / "instance")
-    live.start()
-    try:
-        yield live
-    finally:
-        if live.proc and live.proc.poll() is None:
-            live.stop()
 
 
 # --------------------------------------------------------------------------- (a) Socket.IO
