@@ -74,6 +74,9 @@ def bot_action(state: airraid.State, rng: random.Random, void_rate: float = 0.03
         for t in airraid.TEAMS:
             if t not in rnd.defenders:
                 return f"team:{t}", {"type": "set_defender", "team": t, "pilot": rng.choice(state.teams[t].players)}
+        if rnd.orders and rng.random() < 0.05:
+            order = rng.choice(list(rnd.orders.values()))
+            return f"team:{order.team}", {"type": "remove_order", "order": order.id}
         if rng.random() < 0.9:
             t = rng.choice(airraid.TEAMS)
             opts = airraid.order_options(state, t)
@@ -104,11 +107,30 @@ def bot_action(state: airraid.State, rng: random.Random, void_rate: float = 0.03
                     **({"target": target} if target else {}),
                 }
         return "referee", {"type": "start_round"}
+    if rng.random() < 0.1:
+        # The referee's clock: every view shows it, and the moves it allows change with it.
+        clock = [a for a in airraid.legal_actions(state, REFEREE) if a["type"].endswith("_timer")]
+        if clock:
+            move = rng.choice(clock)
+            extra = {"seconds": rng.choice([-30, 15, 60])} if move["type"] == "adjust_timer" else {}
+            return "referee", {"type": move["type"], **extra}
     due = airraid.due_dogfights(state)
     bombers = [o for t in airraid.TEAMS for o in airraid.waiting_bombers(state, t)]
     if due and (not bombers or rng.random() < 0.6):
         m = rng.choice(due)
         a, b = rnd.orders[m.a], rnd.orders[m.b]
+        if rng.random() < 0.4:
+            # A pilot reports, the other confirms or disagrees: reports and disputes in the views.
+            pilot = rng.choice([a, b])
+            if any(x["type"] == "confirm_dogfight" for x in airraid.legal_actions(state, Role("pilot", pilot.id))):
+                if rng.random() < 0.7:
+                    return f"pilot:{pilot.id}", {"type": "confirm_dogfight", "a": a.id, "b": b.id}
+            return f"pilot:{pilot.id}", {
+                "type": "report_dogfight",
+                "a": a.id,
+                "b": b.id,
+                **dogfight_fields(rng, a.kind, b.kind),
+            }
         return "referee", {"type": "report_dogfight", "a": a.id, "b": b.id, **dogfight_fields(rng, a.kind, b.kind)}
     if bombers:
         o = rng.choice(bombers)
@@ -173,13 +195,19 @@ def play(seed: int, steps: int, rounds_limit: int = 0, check_views: bool = True,
         if picked is None:
             break
         by, action = picked
+        old = game.state
+        before = airraid.snapshot_to_dict(old) if check_views else None
         try:
             game.do(by, **action)
         except RulesError:
             # The bot may pick a refused action (a void that cannot apply, say); refusals must
             # leave the state as it was, which the other checks below cover.
             continue
-        check_invariants(game, views=check_views and game.state.version % 4 == 0)
+        finally:
+            # A handler changes a copy: what the copy shares with the state before (`_clone`)
+            # is never changed, accepted or refused.
+            assert before is None or airraid.snapshot_to_dict(old) == before, action
+        check_invariants(game, views=check_views)
     return game
 
 
@@ -206,7 +234,7 @@ def check_invariants(game: Game, views: bool) -> None:
         return
     # Log rows are reused from earlier views while unchanged: a view is what a fresh one would be.
     fresh = copy.copy(state)
-    fresh.rows = {}
+    fresh.made = {}
     roles = [REFEREE, PUBLIC, *(Role("team", t) for t in airraid.TEAMS)]
     roles += [Role("pilot", o.id) for o in (state.round.orders.values() if state.round else ())]
     for role in roles:

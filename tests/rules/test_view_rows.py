@@ -14,7 +14,7 @@ from ..airraid_helpers import Game, started_game
 def fresh_view(state: airraid.State, role: Role, now: float) -> dict[str, object]:
     """Return the view made with no rows kept from before."""
     fresh = copy.copy(state)
-    fresh.rows = {}
+    fresh.made = {}
     return airraid.view_for(fresh, role, now=now)
 
 

@@ -740,21 +740,47 @@ def _void(state: State, event: Event, role: Role) -> None:
 
 
 def _clone(state: State) -> State:
-    # The log is an immutable tuple, the ruleset frozen, closed rounds and earlier notes are
-    # never changed again: share them, so an action costs the size of the live round, not of
-    # the whole game.
-    memo: dict[int, Any] = {
-        id(state.log): state.log,
-        id(state.ruleset): state.ruleset,
-        id(state.ruleset_raw): state.ruleset_raw,
-        id(state.rows): state.rows,
-    }
-    for rnd in state.rounds:
-        if rnd.phase == "closed":
-            memo[id(rnd)] = rnd
-    notes = state.notes
-    memo[id(notes)] = dict(notes)
-    return copy.deepcopy(state, memo=memo)
+    """Copy a state for a handler to change: what a handler may change is copied, the rest shared.
+
+    The log is an immutable tuple, the ruleset frozen, closed rounds and earlier notes are never
+    changed again, and squares, ships, throws, duels, reports, trophies and the outcome are made
+    whole and never changed once made: sharing them, an action costs the size of the live round,
+    not of the whole game. Written out rather than a deep copy: it is most of an action's time.
+    """
+    work = copy.copy(state)
+    work.teams = {k: _team_copy(t) for k, t in state.teams.items()}
+    work.rounds = [rnd if rnd.phase == "closed" else _round_copy(rnd) for rnd in state.rounds]
+    work.trophies = list(state.trophies)
+    work.voided = dict(state.voided)
+    work.skipped = dict(state.skipped)
+    work.notes = dict(state.notes)
+    return work
+
+
+def _team_copy(team: Team) -> Team:
+    work = copy.copy(team)
+    work.players = list(team.players)
+    work.ships = list(team.ships)
+    work.hits = set(team.hits)
+    work.shots = dict(team.shots)
+    work.stock = {ship: dict(planes) for ship, planes in team.stock.items()}
+    work.lost = dict(team.lost)
+    work.start_planes = dict(team.start_planes)
+    work.sunk = list(team.sunk)
+    return work
+
+
+def _round_copy(rnd: Round) -> Round:
+    work = copy.copy(rnd)
+    work.timer = copy.copy(rnd.timer)
+    work.defenders = dict(rnd.defenders)
+    work.orders = {k: copy.copy(o) for k, o in rnd.orders.items()}
+    work.serial = dict(rnd.serial)
+    work.duels = dict(rnd.duels)
+    work.reports = {k: list(v) for k, v in rnd.reports.items()}
+    work.conflicts = {k: list(v) for k, v in rnd.conflicts.items()}
+    work.bombings = {k: copy.copy(b) for k, b in rnd.bombings.items()}
+    return work
 
 
 def _setup(event: Event) -> State:

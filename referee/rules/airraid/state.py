@@ -222,8 +222,11 @@ class State:
     notes_rebuilt: int = 0
     """The seq of the last void: every note was made again then (a snapshot before it holds old ones)."""
     ruleset: AirRaidRuleset = field(default=None, metadata={"encode": False})  # type: ignore[assignment]
-    rows: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False, metadata={"encode": False})
-    """Log rows the views made, by (seq, whose), reused while what they show is unchanged (views.py)."""
+    made: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False, metadata={"encode": False})
+    """What the views made (log rows, parts of views), reused while what they show is unchanged (views.py).
+
+    Every copy of a state shares it: a part made for one version serves the next while the parts
+    of the state it was made from are equal."""
 
     def __post_init__(self) -> None:
         if self.ruleset is None:

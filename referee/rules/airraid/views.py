@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
 from ..errors import IllegalAction, MalformedAction, Msg, NotYourTurn
 from ..events import JSON, REFEREE, Event, Role, encode
 from ..sea import Draft, ship_labels
@@ -94,33 +98,54 @@ def order_options(state: State, team: str) -> JSON:
     }
 
 
-def legal_actions(state: State, role: Role) -> list[JSON]:
+def legal_actions(state: State, role: Role, parts: _Parts | None = None) -> list[JSON]:
     """List the actions a role may take now; forms with free fields list their options.
 
     Each move is listed when its handler's predicates (`conditions`) let the role make it, for
     the teams, orders and pairs of orders it could name; so what is listed is what `apply` takes.
+    `parts` (a view's): keep the moves that do not depend on the round's clock while the parts
+    of the state they read are equal.
     """
     # Pilots' and the public's screens, most of a push, make no move of the referee's or a team's:
     # the role check all those moves start with refuses them once here, not once a move.
     base = role_problem(role, "referee", "team") is None
+    # The newest event is not void yet: whether it may be voided tells whether any event may.
+    newest = void_problem(state, state.version) is None
+
+    def settled() -> tuple[list[JSON], list[JSON]]:
+        return _moves_before_clock(state, role, base), _moves_after_clock(state, role, base, newest)
+
+    if parts is None:
+        before, after = settled()
+    else:
+        before, after = _kept(state, ("moves", role), (*parts.everything, newest), settled)
+    acts = [*before, *_clock_moves(state, role, base), *after]
+    if state.over is not None:
+        # Once the game is over the engine takes these kinds only.
+        acts = [a for a in acts if a["type"] in AFTER_END]
+    return acts
+
+
+def _moves_before_clock(state: State, role: Role, base: bool) -> list[JSON]:
     acts: list[JSON] = []
     if base:
         acts.extend(_setup_actions(state, role))
         acts.extend({"type": "surrender", "team": t} for t in TEAMS if surrender_problem(state, role, t) is None)
         acts.extend(_planning_actions(state, role))
     acts.extend(_airborne_actions(state, role, base))
+    return acts
+
+
+def _moves_after_clock(state: State, role: Role, base: bool, newest: bool) -> list[JSON]:
+    acts: list[JSON] = []
     if base:
         if end_game_problem(state, role) is None:
             acts.append({"type": "end_game"})
         if forfeit_problem(state, role) is None:
             acts.append({"type": "forfeit"})
         acts.extend({"type": "set_players", "team": t} for t in TEAMS if set_players_problem(state, role, t) is None)
-    # The newest event is not void yet: whether it may be voided tells whether any event may.
-    if role_problem(role, "referee") is None and void_problem(state, state.version) is None:
+    if newest and role_problem(role, "referee") is None:
         acts.append({"type": "void"})
-    if state.over is not None:
-        # Once the game is over the engine takes these kinds only.
-        acts = [a for a in acts if a["type"] in AFTER_END]
     return acts
 
 
@@ -178,6 +203,14 @@ def _airborne_actions(state: State, role: Role, base: bool) -> list[JSON]:
                 acts.append({"type": "announce_bombing", "order": o.id})
             elif report_bombing_problem(state, o) is None:
                 acts.append({"type": "report_bombing", "order": o.id})
+    return acts
+
+
+def _clock_moves(state: State, role: Role, base: bool) -> list[JSON]:
+    """The moves of the round's clock (the only ones that change with it)."""
+    acts: list[JSON] = []
+    if airborne_problem(state) is not None:
+        return acts
     if base and pause_problem(state, role) is None:
         acts.append({"type": "pause_timer"})
     if base and resume_problem(state, role) is None:
@@ -335,37 +368,154 @@ def _note_view(state: State, note: JSON, role: Role) -> JSON | None:
 
 def _log_view(state: State, role: Role, limit: int | None) -> list[JSON]:
     """Return the newest `limit` log rows a role may see (all if no limit), oldest first."""
-    rows: list[JSON] = []
-    over = state.phase == "over"
     whose = _whose(state, role)
-    made = state.rows
-    if len(made) > MADE_ROWS:
-        made.clear()
-    # Newest first, stopping at the limit: every push makes this for every screen's role, and
-    # the log only grows, so walking all of it made pushes slower as the game went on.
-    for event in reversed(state.log):
+    over = state.phase == "over"
+    # The rows of earlier events change only with a void (which makes a new state and all its
+    # rows again), a skip or the end of the game: while none has happened, the rows of the last
+    # view made are this one's too, and only the events since then are looked at.
+    stamp = (over, state.notes_rebuilt, len(state.voided), len(state.skipped))
+    key = ("log", whose, limit)
+    known = state.made.get(key)
+    log = state.log
+    if known is not None and known[1] == stamp:
+        seen, before = known[0], len(known[0])
+        rows: list[JSON] = known[2]
+        if before <= len(log) and log[before - 1] is seen[-1]:
+            if before == len(log):
+                return rows
+            new = [row for row in (_row(state, e, role, whose, over) for e in log[before:]) if row is not None]
+            if new:
+                rows = rows + new
+                if limit and len(rows) > limit:
+                    rows = rows[-limit:]
+            state.made[key] = (log, stamp, rows)
+            return rows
+    rows = []
+    # Newest first, stopping at the limit: the log only grows, and walking all of it made a
+    # view slower as the game went on.
+    for event in reversed(log):
         if limit and len(rows) >= limit:
             break
-        notes = state.notes.get(event.seq)
-        shown = (len(notes) if notes else 0, state.voided.get(event.seq), state.skipped.get(event.seq), over)
-        # A row is made once and then reused while what it shows is the same (its event, its
-        # notes, whether it is void or skipped): the same object, so a push's change set
-        # finds it unchanged at a glance instead of comparing it field by field.
-        key = (event.seq, whose)
-        known = made.get(key)
-        if known is not None and known[0] is event and known[1] is notes and known[2] == shown:
-            row = known[3]
-        else:
-            row = _log_row(state, event, notes or [], role)
-            made[key] = (event, notes, shown, row)
+        row = _row(state, event, role, whose, over)
         if row is not None:
             rows.append(row)
     rows.reverse()
+    state.made[key] = (log, stamp, rows)
     return rows
 
 
-# Rows kept for reuse, all roles together, before they are made afresh: a few pushes' worth.
+def _row(state: State, event: Event, role: Role, whose: tuple[str, str | None], over: bool) -> JSON | None:
+    """Return one event's row as a role sees it: made once, then reused while what it shows is the same.
+
+    The same object, so a push's change set finds it unchanged at a glance instead of comparing
+    it field by field.
+    """
+    notes = state.notes.get(event.seq)
+    shown = (len(notes) if notes else 0, state.voided.get(event.seq), state.skipped.get(event.seq), over)
+    key = (event.seq, whose)
+    known = state.made.get(key)
+    if known is not None and known[0] is event and known[1] is notes and known[2] == shown:
+        row: JSON | None = known[3]
+        return row
+    row = _log_row(state, event, notes or [], role)
+    state.made[key] = (event, notes, shown, row)
+    return row
+
+
+# Things kept for reuse (rows and parts of views, all roles together) before they are made
+# afresh: a few pushes' worth.
 MADE_ROWS = 2000
+
+
+def _made(state: State) -> dict[Any, Any]:
+    """Return what the views made before, emptied once it has grown past a few pushes' worth."""
+    made = state.made
+    if len(made) > MADE_ROWS:
+        made.clear()
+    return made
+
+
+def _part(state: State, name: str, value: object) -> object:
+    """Return a token for a part of the state: the same token while the part stays equal.
+
+    A part is compared with the one seen last once per state (a copy of a state holds new
+    objects), then found by identity for every other role's view of the same state.
+    """
+    key = ("part", name)
+    known = state.made.get(key)
+    token = known[1] if known is not None and (known[0] is value or known[0] == value) else object()
+    state.made[key] = (value, token)
+    return token
+
+
+T = TypeVar("T")
+
+
+def _kept(state: State, key: tuple[object, ...], inputs: tuple[object, ...], make: Callable[[], T]) -> T:
+    """Return a part of a view made from `inputs` (tokens and plain values): made again only when they change.
+
+    The same object while kept, so a push's change set passes over it at a glance.
+    """
+    known = state.made.get(key)
+    if known is not None and known[0] == inputs:
+        value: T = known[1]
+        return value
+    value = make()
+    state.made[key] = (inputs, value)
+    return value
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """Tokens of the parts of a state that views read, each the same while its part is equal."""
+
+    teams: dict[str, object]
+    round: object
+    """The current round but its clock (which every view shows afresh)."""
+    past: object
+    """The rounds before the current one."""
+    trophies: object
+    outcome: object
+    phase: str
+
+    @classmethod
+    def of(cls, state: State) -> _Parts:
+        """Find the tokens of a state's parts."""
+        _made(state)
+        rnd = state.round
+        body = (
+            None
+            if rnd is None
+            else (
+                rnd.number,
+                rnd.phase,
+                rnd.defenders,
+                rnd.orders,
+                rnd.serial,
+                rnd.duels,
+                rnd.reports,
+                rnd.conflicts,
+                rnd.bombings,
+            )
+        )
+        return cls(
+            teams={t: _part(state, f"team {t}", state.teams[t]) for t in TEAMS},
+            round=_part(state, "round", body),
+            past=_part(state, "past", tuple(state.rounds[:-1])),
+            trophies=_part(state, "trophies", state.trophies),
+            outcome=_part(state, "outcome", state.outcome),
+            phase=state.phase,
+        )
+
+    @property
+    def flights(self) -> tuple[object, ...]:
+        """The tokens of every round's orders (and all else of each round)."""
+        return (self.past, self.round)
+
+    @property
+    def everything(self) -> tuple[object, ...]:
+        """The tokens of the whole state but its log, its narration and the round's clock."""
+        return (self.teams["A"], self.teams["B"], self.round, self.past, self.trophies, self.outcome, self.phase)
 
 
 def _whose(state: State, role: Role) -> tuple[str, str | None]:
@@ -430,33 +580,108 @@ def _sank(state: State, order_id: str) -> bool:
 
 
 def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -> JSON:
-    """Return what one role may see; every secret is stripped here and nowhere else."""
+    """Return what one role may see; every secret is stripped here and nowhere else.
+
+    Each part of a view is made from the parts of the state it shows and kept (`_kept`): the
+    next view of any later version reuses it, the same object, while those parts are equal.
+    """
     rnd = state.round
     over = state.phase == "over"
+    parts = _Parts.of(state)
     view: JSON = {
         "mode": MODE,
         "version": state.version,
         "phase": state.phase,
         "role": role.to_str(),
-        "ruleset": {
-            "id": state.ruleset.id,
-            "name": state.ruleset.name,
-            "corridors": list(state.ruleset.corridors),
-            "corridor_limit": state.ruleset.corridor_limit,
-        },
+        "ruleset": _kept(state, ("ruleset",), (state.ruleset,), lambda: _ruleset_view(state)),
         "round": _timer_view(rnd, now, state.ruleset.at_zero),
-        "teams": {t: _public_team(state, t) for t in TEAMS},
-        "outcome": encode(state.outcome) if state.outcome else None,
+        "teams": _kept(
+            state,
+            ("teams",),
+            (*parts.teams.values(), *parts.flights, parts.trophies),
+            lambda: {t: _public_team(state, t) for t in TEAMS},
+        ),
+        "outcome": _kept(
+            state, ("outcome",), (parts.outcome,), lambda: encode(state.outcome) if state.outcome else None
+        ),
     }
     if role.kind == "public":
         view["log"] = _log_view(state, role, 12)
         return view
     if role.kind == "referee":
-        view["seas"] = {t: _sea_view(state, t, True) for t in TEAMS}
-        view["rosters"] = {t: state.teams[t].players for t in TEAMS}
-        view["defenders"] = dict(rnd.defenders) if rnd else {}
-        view["orders"] = [_order_view(state, o) for o in rnd.orders.values()] if rnd else []
-        view["corridors"] = [
+        view["seas"] = {t: _sea(state, parts, t, True) for t in TEAMS}
+        view.update(
+            _kept(state, ("referee",), (*parts.teams.values(), parts.round, parts.phase), lambda: _round_parts(state))
+        )
+        view["ledger"] = _kept(
+            state,
+            ("ledger",),
+            (*parts.teams.values(), *parts.flights, parts.trophies),
+            lambda: {t: ledger(state, t) for t in TEAMS},
+        )
+        view["trophies"] = _kept(state, ("trophies",), (parts.trophies,), lambda: [encode(t) for t in state.trophies])
+        view["log"] = _log_view(state, role, log_limit)
+        view["legal"] = legal_actions(state, role, parts)
+        return view
+    if role.kind == "team":
+        team = role.subject
+        if team not in TEAMS:
+            raise MalformedAction(Msg("no team {team!r}", team=team))
+        enemy = other(team)
+        view.update(_kept(state, ("team", team), (parts.teams[team],), lambda: _team_parts(state, team)))
+        view["sea"] = _sea(state, parts, team, True)
+        view["enemy_sea"] = _sea(state, parts, enemy, over)
+        view.update(
+            _kept(
+                state,
+                ("orders", team),
+                (*parts.teams.values(), *parts.flights, parts.phase),
+                lambda: _team_orders(state, team),
+            )
+        )
+        view["ledger"] = _kept(
+            state, ("ledger", team), (parts.teams[team], *parts.flights, parts.trophies), lambda: ledger(state, team)
+        )
+        view["trophies"] = _kept(
+            state,
+            ("trophies", team),
+            (parts.trophies,),
+            lambda: [encode(t) for t in state.trophies if t.holder_team == team],
+        )
+        view["log"] = _log_view(state, role, log_limit)
+        view["legal"] = legal_actions(state, role, parts)
+        return view
+    if role.kind == "pilot":
+        order = state.order(role.subject)
+        if order is None:
+            raise IllegalAction(Msg("this slip's order no longer exists (it was removed or voided)"))
+        view.update(_kept(state, ("pilot", role.subject), parts.everything, lambda: _pilot_parts(state, order)))
+        view["legal"] = legal_actions(state, role, parts)
+        return view
+    raise MalformedAction(Msg("no view for role {to_str!r}", to_str=role.to_str()))
+
+
+def _ruleset_view(state: State) -> JSON:
+    return {
+        "id": state.ruleset.id,
+        "name": state.ruleset.name,
+        "corridors": list(state.ruleset.corridors),
+        "corridor_limit": state.ruleset.corridor_limit,
+    }
+
+
+def _sea(state: State, parts: _Parts, team: str, reveal: bool) -> JSON:
+    return _kept(state, ("sea", team, reveal), (parts.teams[team],), lambda: _sea_view(state, team, reveal))
+
+
+def _round_parts(state: State) -> JSON:
+    """Return the referee's view of the current round: orders, corridors, duels, bombings."""
+    rnd = state.round
+    return {
+        "rosters": {t: state.teams[t].players for t in TEAMS},
+        "defenders": dict(rnd.defenders) if rnd else {},
+        "orders": [_order_view(state, o) for o in rnd.orders.values()] if rnd else [],
+        "corridors": [
             {
                 "corridor": b.corridor,
                 "a": [_order_view(state, o) for o in b.a_planes],
@@ -465,54 +690,55 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
                 "through": b.through,
             }
             for b in corridor_boards(state)
-        ]
-        view["duels"] = [_duel_view(state, d, rnd) for d in rnd.duels.values()] if rnd else []
-        view["reports"] = (
+        ],
+        "duels": [_duel_view(state, d, rnd) for d in rnd.duels.values()] if rnd else [],
+        "reports": (
             {
                 k: [{"by": r.by, "seq": r.seq, "result": _duel_view(state, r.result, rnd)} for r in v]
                 for k, v in rnd.reports.items()
             }
             if rnd
             else {}
-        )
-        view["conflicts"] = sorted(rnd.conflicts) if rnd else []
+        ),
+        "conflicts": sorted(rnd.conflicts) if rnd else [],
         # What keeps a round in the air after 0:00 (at_zero "wait"), for the referee to see.
-        view["open"] = still_open(state)
-        view["bombings"] = (
+        "open": still_open(state),
+        "bombings": (
             [
                 {**encode(b), "target": state.grid(other(rnd.orders[b.order].team)).square_name(b.target)}
                 for b in rnd.bombings.values()
             ]
             if rnd
             else []
-        )
-        view["ledger"] = {t: ledger(state, t) for t in TEAMS}
-        view["trophies"] = [encode(t) for t in state.trophies]
-        view["log"] = _log_view(state, role, log_limit)
-        view["legal"] = legal_actions(state, role)
-        return view
-    if role.kind == "team":
-        team = role.subject
-        if team not in TEAMS:
-            raise MalformedAction(Msg("no team {team!r}", team=team))
-        enemy = other(team)
-        view["team"] = team
-        view["players"] = state.teams[team].players
-        view["fleet_kinds"] = {
+        ),
+    }
+
+
+def _team_parts(state: State, team: str) -> JSON:
+    """Return what a team's view says of the team itself and of the ruleset's ships."""
+    return {
+        "team": team,
+        "players": state.teams[team].players,
+        "fleet_kinds": {
             k: {"name": v.name, "names": dict(v.names), "shape": v.shape.to_text()}
             for k, v in state.ruleset.sea.kinds.items()
-        }
-        view["sea"] = _sea_view(state, team, True)
-        view["enemy_sea"] = _sea_view(state, enemy, over)
-        view["defender"] = rnd.defenders.get(team) if rnd else None
-        mine = [o for r in state.rounds for o in r.orders.values() if o.team == team]
-        view["orders"] = [
+        },
+    }
+
+
+def _team_orders(state: State, team: str) -> JSON:
+    """Return a team's orders of this round and before, what a new one may use, and the bombers at its base."""
+    rnd = state.round
+    mine = [o for r in state.rounds for o in r.orders.values() if o.team == team]
+    rb = rnd.bombings if rnd else {}
+    return {
+        "defender": rnd.defenders.get(team) if rnd else None,
+        "orders": [
             {**_order_view(state, o), "next": _next_meeting(state, o)} for o in mine if rnd and o.round == rnd.number
-        ]
-        view["past_orders"] = [_order_view(state, o) for o in mine if rnd and o.round != rnd.number]
-        view["options"] = order_options(state, team)
-        rb = rnd.bombings if rnd else {}
-        view["bombers_at_base"] = [
+        ],
+        "past_orders": [_order_view(state, o) for o in mine if rnd and o.round != rnd.number],
+        "options": order_options(state, team),
+        "bombers_at_base": [
             {
                 "order": o.id,
                 "label": o.label(state.ruleset),
@@ -522,28 +748,24 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
                 "target": state.grid(team).square_name(o.target) if o.id in rb and o.target else None,
             }
             for o in waiting_bombers(state, team)
-        ]
-        view["ledger"] = ledger(state, team)
-        view["trophies"] = [encode(t) for t in state.trophies if t.holder_team == team]
-        view["log"] = _log_view(state, role, log_limit)
-        view["legal"] = legal_actions(state, role)
-        return view
-    if role.kind == "pilot":
-        order = state.order(role.subject)
-        if order is None:
-            raise IllegalAction(Msg("this slip's order no longer exists (it was removed or voided)"))
-        view["team"] = order.team
-        view["order"] = _order_view(state, order)
-        view["current"] = rnd is not None and order.round == rnd.number
-        view["next"] = _next_meeting(state, order)
-        bombing = state.rounds[order.round - 1].bombings.get(order.id)
+        ],
+    }
+
+
+def _pilot_parts(state: State, order: Order) -> JSON:
+    """Return a pilot's view of the order on its slip: its next meeting and its bombing."""
+    rnd = state.round
+    bombing = state.rounds[order.round - 1].bombings.get(order.id)
+    return {
+        "team": order.team,
+        "order": _order_view(state, order),
+        "current": rnd is not None and order.round == rnd.number,
+        "next": _next_meeting(state, order),
         # A sinking is public (every log says it): the bomber whose hit sank the ship hears it too.
-        view["bombing"] = (
+        "bombing": (
             {"answer": bombing.answer, "result": bombing.result, "sunk": _sank(state, order.id)} if bombing else None
-        )
-        view["legal"] = legal_actions(state, role)
-        return view
-    raise MalformedAction(Msg("no view for role {to_str!r}", to_str=role.to_str()))
+        ),
+    }
 
 
 def sea_draft(state: State, role: Role, team: object) -> Draft:
