@@ -122,9 +122,9 @@ def bot_action(state: airraid.State, rng: random.Random, void_rate: float = 0.03
         if rng.random() < 0.4:
             # A pilot reports, the other confirms or disagrees: reports and disputes in the views.
             pilot = rng.choice([a, b])
-            if any(x["type"] == "confirm_dogfight" for x in airraid.legal_actions(state, Role("pilot", pilot.id))):
-                if rng.random() < 0.7:
-                    return f"pilot:{pilot.id}", {"type": "confirm_dogfight", "a": a.id, "b": b.id}
+            moves = airraid.legal_actions(state, Role("pilot", pilot.id))
+            if any(x["type"] == "confirm_dogfight" for x in moves) and rng.random() < 0.7:
+                return f"pilot:{pilot.id}", {"type": "confirm_dogfight", "a": a.id, "b": b.id}
             return f"pilot:{pilot.id}", {
                 "type": "report_dogfight",
                 "a": a.id,
