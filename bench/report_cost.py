@@ -100,6 +100,7 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="the screens' sockets decode every push too")
     parser.add_argument("--profile", type=int, default=0, help="then profile this many more reports")
     parser.add_argument("--reports", type=int, default=0, help="only send this many reports (for callgrind)")
+    parser.add_argument("--sort", default="cumulative", help="the profile's order (cumulative, tottime, ...)")
     args = parser.parse_args()
     sockets, gid = set_up(args.full)
     if args.reports:
@@ -120,7 +121,7 @@ def main() -> None:
         profiler.enable()
         report(sockets, gid, 650, args.profile)
         profiler.disable()
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
+        pstats.Stats(profiler).sort_stats(args.sort).print_stats(40)
 
 
 if __name__ == "__main__":

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from flask import Blueprint, Flask, current_app, redirect, request
-from flask_babel import get_locale, gettext  # type: ignore[import-untyped]
+from flask_babel import force_locale, get_locale, get_translations, gettext  # type: ignore[import-untyped]
 from werkzeug.wrappers import Response
 
 from referee.rules.errors import Msg, Name, localize
@@ -86,6 +86,54 @@ def say_all(value: Any) -> Any:
         return {k: say_all(v) for k, v in value.items()}
     if isinstance(value, list):
         return [say_all(v) for v in value]
+    return value
+
+
+def catalogue(lang: str) -> Callable[[str], str]:
+    """Return the gettext of one language of this app, read once (no forced locale per push)."""
+    found: dict[str, Callable[[str], str]] = current_app.extensions.setdefault("referee.catalogues", {})
+    translate = found.get(lang)
+    if translate is None:
+        with force_locale(lang):
+            translate = found[lang] = get_translations().ugettext
+    return translate
+
+
+def said(value: Any, lang: str) -> Any:
+    """Return a view (or a change) with every message of the core in `lang`: `say_all` for a language.
+
+    What holds no message is returned itself, not copied: a push whose change holds none sends
+    one message to every language's room, and a translated view shares the untranslated parts.
+    """
+    return _said(value, catalogue(lang), lang)
+
+
+def _said(value: Any, translate: Callable[[str], str], lang: str) -> Any:
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is dict or (kind is not list and isinstance(value, dict)):
+        out = None
+        for key, item in value.items():
+            new = _said(item, translate, lang)
+            if new is not item:
+                if out is None:
+                    out = dict(value)
+                out[key] = new
+        return value if out is None else out
+    if kind is list or isinstance(value, list):
+        changed = None
+        for i, item in enumerate(value):
+            new = _said(item, translate, lang)
+            if new is not item:
+                if changed is None:
+                    changed = list(value)
+                changed[i] = new
+        return value if changed is None else changed
+    if isinstance(value, Msg):
+        return localize(value, translate, lang)
+    if isinstance(value, Name):
+        return value.in_language(lang)
     return value
 
 

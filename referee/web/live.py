@@ -19,6 +19,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, cast
 
 from flask import Flask, current_app, request
@@ -35,7 +36,7 @@ from referee.store import GameNotFound, StoreError, reading
 from referee.web import changes, modes, playing, senders
 from referee.web.auth import current_device_id
 from referee.web.extensions import MALFORMED_EVENT, db, socketio, store_of
-from referee.web.i18n import current_lang, say, say_all
+from referee.web.i18n import current_lang, said, say
 
 log = logging.getLogger(__name__)
 devices_t = cast(Table, Device.__table__)
@@ -140,10 +141,9 @@ def _pushed_of(game_id: str) -> _Pushed:
         if game is None:
             game = games[game_id] = _Pushed()
         games.move_to_end(game_id)
-        # A game nobody has pushed to for long keeps its lock and version, not its views.
-        for old in list(games.values())[: max(0, len(games) - HELD_GAMES)]:
-            old.held = {}
-            old.unsaid = {}
+        while len(games) > HELD_GAMES:
+            # A game nobody has pushed to for long is forgotten: its next push sends whole views.
+            games.popitem(last=False)
     return game
 
 
@@ -217,14 +217,18 @@ def _push_views_now(game_id: str, state: Any, game: _Pushed, *, local: bool, sin
         unsaid[role] = (state.version, raw)
         made.raw[role] = raw
         change = _raw_change(game.unsaid.get(role), state.version, raw, since, queued)
+        # A change that holds no message reads the same in every language: one message, encoded
+        # once, to every room of the role that holds the view it starts from.
+        shared: dict[str, tuple[str, dict[str, Any], int | None]] = {}
+        sends: dict[int, tuple[str, dict[str, Any], list[str]]] = {}
         for lang in rooms:
-            with force_locale(lang):
-                event, message, size = _said_message(
-                    game.held.get((role, lang)), change, state.version, made, (role, lang)
-                )
-                socketio.emit(event, message, to=room_of(game_id, role, lang), ignore_queue=local)
-                made.sent.append((role, lang))
-                held[(role, lang)] = (state.version, None, size)
+            room = (role, lang)
+            event, message, size = _said_message(game.held.get(room), change, state.version, made, room, shared)
+            sends.setdefault(id(message), (event, message, []))[2].append(room_of(game_id, role, lang))
+            made.sent.append(room)
+            held[room] = (state.version, None, size)
+        for event, message, to in sends.values():
+            socketio.emit(event, message, to=to[0] if len(to) == 1 else to, ignore_queue=local)
     # A room not sent this push may hold anything by the next: it gets its whole view then.
     game.held = held
     game.unsaid = unsaid
@@ -253,8 +257,7 @@ class Made(Mapping[tuple[Role, str], Any]):
             if role not in self.raw:
                 raise KeyError(room)
             raw = self.raw[role]
-            with force_locale(lang):
-                self.rooms[room] = None if raw is None else say_all(raw)
+            self.rooms[room] = None if raw is None else said(raw, lang)
         return self.rooms[room]
 
     def __iter__(self) -> Iterator[tuple[Role, str]]:
@@ -280,13 +283,31 @@ def _raw_change(
 
 
 def _said_message(
-    held: tuple[int, Any, int | None] | None, change: tuple[int, Any] | None, version: int, made: Made, room: Room
+    held: tuple[int, Any, int | None] | None,
+    change: tuple[int, Any] | None,
+    version: int,
+    made: Made,
+    room: Room,
+    shared: dict[str, tuple[str, dict[str, Any], int | None]],
 ) -> tuple[str, dict[str, Any], int | None]:
-    """Return the push for one room of a role whose change was made before translation (in this language)."""
+    """Return the push for one room of a role whose change was made before translation (in this language).
+
+    `shared` keeps the role's change set when it holds no message: the same for every language,
+    so the push sends it to all their rooms at once.
+    """
     if held is None or change is None or held[0] != change[0]:
         return "view", {"seq": version, "view": made[room]}, None
     base_version, untranslated = change
-    return _weighed(say_all(untranslated), base_version, version, held[2], lambda: made[room])
+    words = said(untranslated, room[1])
+    if words is not untranslated:
+        return _weighed(words, base_version, version, held[2], partial(made.__getitem__, room))
+    known = shared.get("changes")
+    if known is None:
+        known = _weighed(words, base_version, version, held[2], partial(made.__getitem__, room))
+        if known[0] != "changes":
+            return known  # the whole view of this language: not another's
+        shared["changes"] = known
+    return known
 
 
 def _message(

@@ -471,6 +471,18 @@ def test_the_log_view_stops_at_its_limit_with_the_same_rows(seed: int) -> None:
         role = Role.from_str(name)
         for limit in (None, 0, 1, 12, 50, 10_000):
             assert airraid._log_view(state, role, limit) == old_log_view(state, role, limit), (name, limit)
+    # Made event by event, as pushes make it: each view starts from the rows of the one before.
+    growing = airraid.replay(game.events[:1])
+    for k, event in enumerate(game.events[1:], start=2):
+        growing = airraid.fold(growing, event)
+        if k % 3:
+            continue
+        for name in roles:
+            role = Role.from_str(name)
+            if role.kind == "pilot" and growing.order(role.subject) is None:
+                continue
+            for limit in (None, 1, 12, 50):
+                assert airraid._log_view(growing, role, limit) == old_log_view(growing, role, limit), (k, name, limit)
 
 
 def old_say_all(value: Any) -> Any:
@@ -489,12 +501,17 @@ def old_say_all(value: Any) -> Any:
     return value
 
 
+def old_say_all_in(app: Flask, value: Any, lang: str) -> Any:
+    with app.test_request_context(), force_locale(lang):
+        return old_say_all(value)
+
+
 @pytest.mark.parametrize("lang", ["cs", "en"])
 def test_say_all_translates_as_before(app: Flask, lang: str) -> None:
     from collections import OrderedDict
 
     from referee.rules.errors import Msg, Name
-    from referee.web.i18n import say_all
+    from referee.web.i18n import said, say_all
 
     carrier = Name("carrier", {"cs": "letadlová loď"})
     view = {
@@ -509,6 +526,13 @@ def test_say_all_translates_as_before(app: Flask, lang: str) -> None:
         assert say_all(view) == old_say_all(view)
         assert say_all(real) == old_say_all(real)
         translated = say_all(view)
+    with app.test_request_context():
+        # A push translates into each room's language with no forced locale; what holds no
+        # message comes back itself, so one message serves every language.
+        assert said(view, lang) == translated and said(real, lang) == old_say_all_in(app, real, lang)
+        plain = {"round": {"left": 12.5, "running": True}, "legal": [{"type": "pause_timer"}]}
+        assert said(plain, lang) is plain
+        assert said(view, lang)["plain"] is view["plain"] and said(view, lang)["nested"] is not view["nested"]
     assert type(translated["name"]) is str and type(translated["msg"]) is str
     if lang == "cs":
         assert translated["name"] == "letadlová loď" and translated["nested"]["kinds"][0] == "letadlová loď"
