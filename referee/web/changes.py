@@ -19,7 +19,9 @@ whole in a `$set`. No state: `apply(base, diff(base, new)) == new`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from itertools import takewhile
+from operator import is_, truth
 from typing import Any
 
 from referee.rules.errors import Msg, Name
@@ -150,7 +152,8 @@ def _merge(base: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any] | 
     for key, value in new.items():
         if key in base:
             old = base[key]
-            if not _same_fast(old, value):
+            # Views keep their unchanged parts (the same objects): most keys pass here at a glance.
+            if old is not value and not _same_fast(old, value):
                 out[key] = diff(old, value)
         else:
             out[key] = literal(value)
@@ -171,6 +174,11 @@ def _shift(base: list[Any], new: list[Any]) -> int:
     return 0
 
 
+def _same_objects(a: Iterable[Any], b: Iterable[Any]) -> int:
+    """Count the leading items of two lists that are the very same objects."""
+    return len(list(takewhile(truth, map(is_, a, b))))
+
+
 def _edit(base: list[Any], new: list[Any]) -> Any:
     """Return a `$list` edit of `base` into `new`, or `new` itself when that is no larger."""
     if not base or not new:
@@ -183,10 +191,11 @@ def _edit(base: list[Any], new: list[Any]) -> Any:
             steps.append([0, k, []])
             work = base[k:]
     lb, ln = len(work), len(new)
-    p = 0
+    # Items a view kept are the same objects (a log's rows): counted in C before any is compared.
+    p = _same_objects(work, new)
     while p < lb and p < ln and _same_fast(work[p], new[p]):
         p += 1
-    s = 0
+    s = _same_objects(reversed(work[p:]), reversed(new[p:]))
     while s < lb - p and s < ln - p and _same_fast(work[lb - 1 - s], new[ln - 1 - s]):
         s += 1
     old_mid, new_mid = work[p : lb - s], new[p : ln - s]

@@ -432,38 +432,56 @@ WATCHERS_CANNOT_ACT = {
 }
 
 
-@socketio.on("action")  # type: ignore[untyped-decorator]
-def on_action(data: Any = None) -> dict[str, Any]:
-    """From a team, pilot or referee page: apply one entry; the ack answers, every screen gets its change."""
-    sid = request.sid  # type: ignore[attr-defined]
-    too_fast = rate_limited(sid)
-    if too_fast:
-        return too_fast
-    try:
-        game_id, slip = _game_and_slip(data)
-        role, device = _actor(sid, game_id, slip)
-        if role == PUBLIC:
-            return WATCHERS_CANNOT_ACT
-        return playing.run_action(
-            game_id,
-            role,
-            data.get("action"),
-            client_id=data.get("client_id"),
-            version=data.get("version"),
-            device_id=device,
-            with_view=False,
-        )
-    except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
-        return _refusal(exc)
+def on_action(sid: str, data: Any = None) -> dict[str, Any]:
+    """From a team, pilot or referee page: apply one entry; the ack answers, every screen gets its change.
 
-
-def _actor(sid: str, game_id: str, slip: str | None) -> tuple[Role, str | None]:
-    """Return who acts on a socket, and its phone: as settled at resync, else read again.
-
-    The settled role is used for the game and slip it was settled for, for ROLE_TTL seconds;
-    then the cookies are read again, and a socket whose role changed (its link revoked
-    elsewhere) is cut off: it listens in the room of a role it no longer has.
+    Registered on the Socket.IO server itself (`init_app`), not through Flask-SocketIO: an entry
+    from a socket whose role is settled runs in the app's context alone, without the request
+    context Flask-SocketIO makes for every event (a Request, a URL match, teardowns), which
+    cost a report more than its rules do. A refusal, or a role read again from the cookies,
+    is answered in a request context made from the socket's environ, as Flask-SocketIO's are.
     """
+    environ = socketio.server.get_environ(sid)
+    if not environ:
+        return malformed("This connection is not open.")
+    app: Flask = environ["flask.app"]
+    with app.app_context():
+        try:
+            game_id, slip = _game_and_slip(data)
+            settled = _settled_actor(sid, game_id, slip)
+            if settled is not None and _allowed(sid):
+                return _act(game_id, *settled, data)
+        except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
+            with app.request_context(environ):
+                return _refusal(exc)
+    with app.request_context(environ):
+        request.sid = sid  # type: ignore[attr-defined] # as Flask-SocketIO's own events have it
+        too_fast = rate_limited(sid)
+        if too_fast:
+            return too_fast
+        try:
+            game_id, slip = _game_and_slip(data)
+            return _act(game_id, *_actor(sid, game_id, slip), data)
+        except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
+            return _refusal(exc)
+
+
+def _act(game_id: str, role: Role, device: str | None, data: dict[str, Any]) -> dict[str, Any]:
+    if role == PUBLIC:
+        return WATCHERS_CANNOT_ACT
+    return playing.run_action(
+        game_id,
+        role,
+        data.get("action"),
+        client_id=data.get("client_id"),
+        version=data.get("version"),
+        device_id=device,
+        with_view=False,
+    )
+
+
+def _settled_actor(sid: str, game_id: str, slip: str | None) -> tuple[Role, str | None] | None:
+    """Return who acts on a socket, and its phone, as settled at resync; None when it must be read again."""
     now = time.monotonic()
     with _lock:
         settled = _acting.get(sid)
@@ -474,6 +492,21 @@ def _actor(sid: str, game_id: str, slip: str | None) -> tuple[Role, str | None]:
         return PUBLIC, None
     if settled is not None and settled[0] == game_id and settled[1] == slip and now - settled[3] < ROLE_TTL:
         return settled[2], device
+    return None
+
+
+def _actor(sid: str, game_id: str, slip: str | None) -> tuple[Role, str | None]:
+    """Return who acts on a socket, and its phone: as settled at resync, else read again (in a request context).
+
+    The settled role is used for the game and slip it was settled for, for ROLE_TTL seconds;
+    then the cookies are read again, and a socket whose role changed (its link revoked
+    elsewhere) is cut off: it listens in the room of a role it no longer has.
+    """
+    known = _settled_actor(sid, game_id, slip)
+    if known is not None:
+        return known
+    with _lock:
+        settled = _acting.get(sid)
     role = playing.role_of(game_id, slip, playing.load_any_state(game_id))
     device = current_device_id(game_id) if role.kind in ("team", "player") else None
     if settled is None or settled[0] != game_id or settled[1] != slip:
@@ -484,7 +517,7 @@ def _actor(sid: str, game_id: str, slip: str | None) -> tuple[Role, str | None]:
         socketio.server.disconnect(sid, namespace="/")
         return PUBLIC, None
     with _lock:
-        _acting[sid] = (game_id, slip, role, now)
+        _acting[sid] = (game_id, slip, role, time.monotonic())
     return role, device
 
 
@@ -676,5 +709,6 @@ def init_app(app: Flask) -> None:
     pushes reach no socket (and, with a message queue, not even its own worker's).
     """
     app.extensions[playing.PUBLISHER] = SocketPublisher()
+    socketio.server.on("action", on_action)
     if not app.config.get("TESTING") and app.config.get("ROUND_CLOCK", True):
         start_round_clock(app)

@@ -11,7 +11,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from engineio import json as engineio_json  # type: ignore[import-untyped]
-from flask import Flask, abort, request
+from flask import Flask, Request, abort, request
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from socketio import packet as sio_packet  # type: ignore[import-untyped]
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -136,6 +137,22 @@ class TextPacket(sio_packet.Packet):  # type: ignore[misc]
 SOCKETIO_PATH = "socket.io"
 
 
+class SessionsOffTheSocket(SecureCookieSessionInterface):
+    """Flask's cookie sessions, left closed for Socket.IO events.
+
+    Flask-SocketIO runs each event in a request context made from its connection's environ,
+    and Flask opens the session of every request context: a signed cookie checked and decoded
+    per event. No event reads or writes the session (it holds the forms' CSRF token), and an
+    event has no response to set a cookie on: an event's session is the null one.
+    """
+
+    def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
+        """Open the session of a page or a form; none for a Socket.IO event."""
+        if request.path.startswith(f"/{SOCKETIO_PATH}/"):
+            return None
+        return super().open_session(app, request)
+
+
 def _not_a_page() -> Any:
     """Answer 404: Socket.IO's path is the engine.io middleware's, never a page."""
     abort(404)
@@ -170,6 +187,7 @@ def init_app(app: Flask) -> None:
         manage_session=False,
         serializer=TextPacket,
     )
+    app.session_interface = SessionsOffTheSocket()
     # Each Socket.IO event runs in a request context made from its connection's environ. With no
     # rule for that path, making it raised a NotFound and kept it, traceback and frames: about 70
     # objects in reference cycles an event, which only the cycle collector frees, in pauses that

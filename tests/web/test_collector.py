@@ -1,5 +1,6 @@
 """The cycle collector stops every socket of the one event loop: events make no garbage for it,
-and what exists is out of its sight (referee.web.server.collect_calmly)."""
+and what exists is out of its sight (referee.web.server.collect_calmly). An event's request
+context is cheap: it matches a rule and opens no session."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import weakref
 from collections.abc import Iterator
 
 import pytest
-from flask import Flask, request
+from flask import Flask, request, session
+from flask.sessions import NullSession
 
 from referee.web import server
 
@@ -22,6 +24,19 @@ def test_a_socket_events_request_context_matches_a_rule(app: Flask, upgrade: dic
     with app.test_request_context("/socket.io", environ_overrides=upgrade):
         assert request.routing_exception is None
     assert app.test_client().get("/socket.io/").status_code != 200  # still never a page
+
+
+def test_a_socket_event_opens_no_session_and_a_page_still_does(app: Flask) -> None:
+    # Flask opens the session of every request context, a Socket.IO event's too: a signed
+    # cookie checked and decoded per event, for a session no event reads.
+    with app.test_request_context("/"):
+        session["csrf"] = "token"
+        cookie = app.session_interface.get_signing_serializer(app).dumps(dict(session))  # type: ignore[attr-defined]
+    sent = {"HTTP_COOKIE": f"{app.config['SESSION_COOKIE_NAME']}={cookie}"}
+    with app.test_request_context("/socket.io/?EIO=4&transport=websocket", environ_overrides=sent):
+        assert isinstance(session, NullSession) and "csrf" not in session
+    with app.test_request_context("/new", environ_overrides=sent):
+        assert session.get("csrf") == "token"
 
 
 @pytest.fixture

@@ -367,6 +367,41 @@ def test_a_referee_link_revoked_elsewhere_stops_acting_once_its_role_is_read_aga
     assert reads == ["role"] and not ack.get("ok") and not referee.is_connected()
 
 
+def test_a_settled_socket_acts_without_a_request_context_and_hears_refusals_in_its_language(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from flask import has_request_context
+
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    referee, team = found["referee:cs"].sock, found["team:A:en"].sock
+    contexts: list[bool] = []
+    real_run = games_module.run_action
+    monkeypatch.setattr(
+        games_module, "run_action", lambda *a, **k: contexts.append(has_request_context()) or real_run(*a, **k)
+    )
+    ack = referee.emit(
+        "action", {"game": arena.gid, "client_id": "q0", "action": {"type": "pause_timer"}}, callback=True
+    )
+    # The role settled at resync is all an entry needs: no request context is made for it.
+    assert ack["ok"] and contexts == [False], ack
+    again = referee.emit(
+        "action", {"game": arena.gid, "client_id": "q1", "action": {"type": "pause_timer"}}, callback=True
+    )
+    assert again["error"] == "illegal" and again["message"] == "čas už je zastavený", again
+    junk = team.emit("action", ["not", "an", "object"], callback=True)
+    assert junk["ok"] is False and junk["error"] == "malformed", junk
+    watcher = found["public:en"].sock.emit(
+        "action", {"game": arena.gid, "action": {"type": "pause_timer"}}, callback=True
+    )
+    assert watcher == live.WATCHERS_CANNOT_ACT
+    # Past ROLE_TTL the role is read again from the cookies, in a request context, and still acts.
+    monkeypatch.setattr(live, "ROLE_TTL", 0.0)
+    ack = referee.emit(
+        "action", {"game": arena.gid, "client_id": "q2", "action": {"type": "resume_timer"}}, callback=True
+    )
+    assert ack["ok"] and contexts[-1] is True, ack
+
+
 NODE_CHANGES = r"""
 import assert from 'node:assert/strict';
 const { Connection } = await import(process.argv[1] + '/lib/conn.js');

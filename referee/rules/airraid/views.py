@@ -116,10 +116,14 @@ def legal_actions(state: State, role: Role, parts: _Parts | None = None) -> list
         return _moves_before_clock(state, role, base), _moves_after_clock(state, role, base, newest)
 
     if parts is None:
-        before, after = settled()
-    else:
-        before, after = _kept(state, ("moves", role), (*parts.everything, newest), settled)
-    acts = [*before, *_clock_moves(state, role, base), *after]
+        return _listed(state, *settled(), _clock_moves(state, role, base))
+    kept = _kept(state, ("moves", role), (*parts.everything, newest), settled)
+    clock = _clock_moves(state, role, base)
+    return _kept(state, ("legal", role), (kept, *(a["type"] for a in clock)), lambda: _listed(state, *kept, clock))
+
+
+def _listed(state: State, before: list[JSON], after: list[JSON], clock: list[JSON]) -> list[JSON]:
+    acts = [*before, *clock, *after]
     if state.over is not None:
         # Once the game is over the engine takes these kinds only.
         acts = [a for a in acts if a["type"] in AFTER_END]
@@ -609,7 +613,8 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
         view["log"] = _log_view(state, role, 12)
         return view
     if role.kind == "referee":
-        view["seas"] = {t: _sea(state, parts, t, True) for t in TEAMS}
+        seas = [_sea(state, parts, t, True) for t in TEAMS]
+        view["seas"] = _kept(state, ("seas",), tuple(seas), lambda: dict(zip(TEAMS, seas, strict=True)))
         view.update(
             _kept(state, ("referee",), (*parts.teams.values(), parts.round, parts.phase), lambda: _round_parts(state))
         )
