@@ -10,9 +10,11 @@ everything else (attributes, fetching rows already stepped to) stays on the call
 
 Inside a write transaction (after `BEGIN IMMEDIATE` returned) the statements run on the caller's
 thread too: the connection holds SQLite's write lock, so in WAL mode nothing in them waits for
-another connection, and with `synchronous=FULL` only the commit fsyncs. A report is then two
-hops (the BEGIN that may wait for the lock, the COMMIT that fsyncs), not one per statement.
-A greenlet cannot yield in between: the statements are C calls that never switch.
+another connection, and with `synchronous=FULL` only the commit fsyncs. The BEGIN itself is
+tried in place, SQLite told not to wait: this process's writers queue at a gate before it, so
+only another process can hold the lock, and only then does the BEGIN wait in another thread.
+A report is then one hop (the COMMIT that fsyncs), not one per statement. A greenlet cannot
+yield in between: the statements are C calls that never switch.
 """
 
 from __future__ import annotations
@@ -53,10 +55,30 @@ class OffloadedCursor:
     def execute(self, sql: str, parameters: Any = ()) -> OffloadedCursor:
         """Run one statement (a write may wait for SQLite's lock in here)."""
         if sql.startswith(WRITE_BEGIN):
-            self._owner.begin_writing(lambda: self._call(self._cursor.execute, sql, parameters))
+            self._owner.begin_writing(lambda: self._begin(sql, parameters))
             return self
         self._call(self._cursor.execute, sql, parameters)
         return self
+
+    def _begin(self, sql: str, parameters: Any) -> None:
+        """Take the write lock here if it is free, else wait for it through the runner.
+
+        This process's writers queue at the owner's gate before this, so the lock is taken
+        only by another process (a `referee` command) if at all: SQLite is asked not to wait,
+        and only a refusal costs the trip to another thread, where it waits its busy timeout.
+        """
+        connection = self._owner._connection
+        patience = int(connection.execute("PRAGMA busy_timeout").fetchone()[0])
+        connection.execute("PRAGMA busy_timeout = 0")
+        try:
+            self._cursor.execute(sql, parameters)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+        finally:
+            connection.execute(f"PRAGMA busy_timeout = {patience}")
+        self._run(self._cursor.execute, sql, parameters)
 
     def executemany(self, sql: str, seq_of_parameters: Any) -> OffloadedCursor:
         """Run one statement for each set of parameters."""

@@ -297,17 +297,15 @@ def _said_message(
     """
     if held is None or change is None or held[0] != change[0]:
         return "view", {"seq": version, "view": made[room]}, None
+    known = shared.get("changes")
+    if known is not None:
+        return known
     base_version, untranslated = change
     words = said(untranslated, room[1])
-    if words is not untranslated:
-        return _weighed(words, base_version, version, held[2], partial(made.__getitem__, room))
-    known = shared.get("changes")
-    if known is None:
-        known = _weighed(words, base_version, version, held[2], partial(made.__getitem__, room))
-        if known[0] != "changes":
-            return known  # the whole view of this language: not another's
-        shared["changes"] = known
-    return known
+    answer = _weighed(words, base_version, version, held[2], partial(made.__getitem__, room))
+    if words is untranslated and answer[0] == "changes":
+        shared["changes"] = answer  # no message in it: every language's room reads the same
+    return answer
 
 
 def _message(

@@ -34,28 +34,44 @@ def conn(tmp_path: Path) -> tuple[OffloadedConnection, CountingRunner]:
     return OffloadedConnection(raw, runner), runner
 
 
-def test_a_write_transaction_hops_to_the_runner_only_to_begin_and_to_commit(
+def test_a_write_transaction_hops_to_the_runner_only_to_commit(
     conn: tuple[OffloadedConnection, CountingRunner],
 ) -> None:
     db, runner = conn
     cur = db.cursor()
-    cur.execute("BEGIN IMMEDIATE")
+    cur.execute("BEGIN IMMEDIATE")  # the lock is free: taken in place
     assert db.writing
     cur.execute("SELECT count(*) FROM t")
     assert cur.fetchall() == [(0,)]
     cur.execute("INSERT INTO t (v) VALUES (?)", ("a",))
     cur.executemany("INSERT INTO t (v) VALUES (?)", [("b",), ("c",)])
     db.commit()
-    assert runner.calls == ["execute BEGIN IMMEDIATE", "commit"]
+    assert runner.calls == ["commit"]
     assert not db.writing
     # The pool rolls back every connection it takes back: with no transaction open, no hop.
     db.rollback()
     db.commit()
-    assert runner.calls == ["execute BEGIN IMMEDIATE", "commit"]
+    assert runner.calls == ["commit"]
     # Outside a write transaction every statement goes to the runner again (a read may touch the disk).
     cur.execute("SELECT v FROM t ORDER BY n")
     assert cur.fetchall() == [("a",), ("b",), ("c",)]
-    assert runner.calls[2:] == ["execute SELECT v FROM t ORDER BY n", "fetchall"]
+    assert runner.calls[1:] == ["execute SELECT v FROM t ORDER BY n", "fetchall"]
+
+
+def test_a_begin_waits_for_another_processs_lock_in_the_runner_with_its_busy_timeout(
+    conn: tuple[OffloadedConnection, CountingRunner], tmp_path: Path
+) -> None:
+    db, runner = conn
+    db.execute("PRAGMA busy_timeout = 5000")
+    holder = sqlite3.connect(tmp_path / "t.sqlite3", isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")  # a `referee` command's write, past this process's gate
+    threading.Timer(0.2, lambda: holder.execute("ROLLBACK")).start()
+    started = time.monotonic()
+    db.execute("BEGIN IMMEDIATE")
+    assert db.writing and time.monotonic() - started >= 0.15
+    assert runner.calls[-1] == "execute BEGIN IMMEDIATE"  # waited in the runner, not here
+    db.rollback()
+    assert db.execute("PRAGMA busy_timeout").fetchall() == [(5000,)]  # its patience given back
 
 
 def test_a_rollback_or_a_failed_begin_leaves_the_connection_offloaded(

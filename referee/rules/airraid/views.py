@@ -484,8 +484,17 @@ class _Parts:
 
     @classmethod
     def of(cls, state: State) -> _Parts:
-        """Find the tokens of a state's parts."""
-        _made(state)
+        """Find the tokens of a state's parts (once per state: every role's view asks)."""
+        known = _made(state).get(("parts",))
+        if known is not None and known[0] is state:
+            parts: _Parts = known[1]
+            return parts
+        parts = cls._found(state)
+        state.made[("parts",)] = (state, parts)
+        return parts
+
+    @classmethod
+    def _found(cls, state: State) -> _Parts:
         rnd = state.round
         body = (
             None
