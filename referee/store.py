@@ -27,14 +27,14 @@ from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
 from sqlalchemy import Connection, Engine, Table, bindparam, create_engine, event, func, insert, select, text, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from referee.models import EventRow, Game, Snapshot
 from referee.rules import modes as rules_modes
 from referee.rules.errors import GameOver, MalformedAction, Msg
 from referee.rules.events import Event
-from referee.sqlite_threads import OffloadedConnection, Runner
+from referee.sqlite_threads import WRITE_BEGIN, OffloadedConnection, Runner
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +70,10 @@ _EVENT_COLUMNS = [c.name for c in events_t.columns]
 class _Sql:
     """A statement compiled once for a database, run on its driver's own cursor.
 
-    An action runs the same three statements every time; through the driver they cost a tenth
+    An action runs the same few statements every time; through the driver they cost a tenth
     of what SQLAlchemy's execution (its contexts, result objects and events) costs around them.
+    The driver's errors are raised as SQLAlchemy's, as its execution would (`retry_busy` and
+    the callers catch those).
     """
 
     def __init__(self, stmt: Any, dialect: Any, column_keys: list[str] | None = None) -> None:
@@ -79,10 +81,15 @@ class _Sql:
         compiled = stmt.compile(dialect=dialect, column_keys=column_keys)
         self.text = str(compiled)
         self.order = tuple(compiled.positiontup or ()) if compiled.positional else None
+        self.errors: type[Exception] = dialect.loaded_dbapi.Error
 
     def run(self, cursor: Any, values: Mapping[str, Any]) -> Any:
         """Run the statement with these values by name; return the cursor."""
-        cursor.execute(self.text, values if self.order is None else tuple(values[n] for n in self.order))
+        args = values if self.order is None else tuple(values[n] for n in self.order)
+        try:
+            cursor.execute(self.text, args)
+        except self.errors as exc:
+            raise DBAPIError.instance(self.text, args, exc, self.errors) from exc
         return cursor
 
 
@@ -94,6 +101,14 @@ class _ActionSql:
         self.used_by_batch = _Sql(_USED_BY_BATCH, dialect)
         self.add_event = _Sql(_ADD_EVENTS, dialect, _EVENT_COLUMNS)
         self.move_game = _Sql(_MOVE_GAME, dialect)
+        # SQLite's write transaction takes the write lock before the state is read (the "begin"
+        # listener of make_engine does the same for SQLAlchemy's); PostgreSQL's begins by itself
+        # at the first statement, and its row lock is the SELECT ... FOR UPDATE.
+        self.begin = _Sql(text(WRITE_BEGIN), dialect) if dialect.name == "sqlite" else None
+
+
+class _NeedsConnection(Exception):
+    """The action needs more than the driver's cursor: reads through SQLAlchemy (a cache miss, a retry)."""
 
 
 class _GameRow(NamedTuple):
@@ -673,68 +688,82 @@ class Store:
 
         sql = self._sql()
 
+        def act(cursor: Any, conn: Connection | None) -> tuple[Result, Any, Any]:
+            """Run the action's statements; return the result, the mode and the row read.
+
+            `conn` (SQLAlchemy's, in the same transaction) is for what the cursor alone does not
+            do: a game not in this process's cache, a client_id used before. Without one, such
+            an action raises _NeedsConnection and is run again with one.
+            """
+            found = sql.game.run(cursor, {"game_id": game_id}).fetchone()
+            if found is None:
+                raise GameNotFound(game_id)
+            game = _GameRow._make(found)
+            used = None
+            if client_id is not None:
+                used = sql.used_by_batch.run(cursor, {"game_id": game_id, "client_id": client_id}).fetchone()
+            cached = self._cached(game)
+            if conn is None and (used is not None or cached is None):
+                raise _NeedsConnection
+            if used is not None:
+                assert conn is not None
+                dup = self._duplicate(conn, game, int(used[0]))
+                if dup.events and dup.events[0].by != by:
+                    # The answer to a retry holds the original's events: only the one
+                    # who sent it may have them back (a team's fleet, for instance).
+                    raise MalformedAction(Msg("this client_id was already used by someone else; send a new one"))
+                return dup, None, game
+            if game.status == ABANDONED:
+                raise GameOver(Msg("this game has expired: nobody played it for a long time"))
+            if cached is None:
+                assert conn is not None
+                cached = self._state_in(conn, game)
+            mode, state = cached
+            # The server's dice: drawn here, written into the event by the rules, so a replay rolls alike.
+            chance = _seed_for(mode, action.get("type") if isinstance(action, dict) else None)
+            new_state, events = mode.apply(state, action, at=at, by=by, **extra, **chance)
+            current = int(game.seq)
+            if not events:
+                return Result(game_id, [], state, current, mode=str(game.mode)), mode, game
+            for offset, ev in enumerate(events):
+                if ev.seq != current + 1 + offset:
+                    raise BrokenMode(f"event seq {ev.seq} does not follow version {current + offset}")
+            first_seq = current + 1
+            for i, ev in enumerate(events):
+                sql.add_event.run(cursor, _event_row(game_id, ev, first_seq, device_id, client_id if i == 0 else None))
+            new_version = events[-1].seq
+            deadline = _deadline(mode, new_state)
+            moved[0] = deadline if deadline != game.deadline else None
+            sql.move_game.run(
+                cursor,
+                {
+                    "game_id": game_id,
+                    "new_seq": new_version,
+                    "new_status": _status(new_state),
+                    "new_deadline": deadline,
+                    "new_updated_at": at,
+                },
+            )
+            due = new_version // self.snapshot_every > current // self.snapshot_every
+            result = Result(
+                game_id, list(events), new_state, new_version, mode=str(game.mode), snapshot_due=due and defer_snapshot
+            )
+            return result, mode, game
+
         def run() -> Result:
-            with self.engine.begin() as conn:
-                cursor = conn.connection.cursor()
-                found = sql.game.run(cursor, {"game_id": game_id}).fetchone()
-                if found is None:
-                    raise GameNotFound(game_id)
-                game = _GameRow._make(found)
-                used = None
-                if client_id is not None:
-                    used = sql.used_by_batch.run(cursor, {"game_id": game_id, "client_id": client_id}).fetchone()
-                if used is not None:
-                    dup = self._duplicate(conn, game, int(used[0]))
-                    if dup.events and dup.events[0].by != by:
-                        # The answer to a retry holds the original's events: only the one
-                        # who sent it may have them back (a team's fleet, for instance).
-                        raise MalformedAction(Msg("this client_id was already used by someone else; send a new one"))
-                    return dup
-                if game.status == ABANDONED:
-                    raise GameOver(Msg("this game has expired: nobody played it for a long time"))
-                mode, state = self._state_in(conn, game)
-                # The server's dice: drawn here, written into the event by the rules, so a replay rolls alike.
-                chance = _seed_for(mode, action.get("type") if isinstance(action, dict) else None)
-                new_state, events = mode.apply(state, action, at=at, by=by, **extra, **chance)
-                current = int(game.seq)
-                if not events:
-                    return Result(game_id, [], state, current, mode=str(game.mode))
-                for offset, ev in enumerate(events):
-                    if ev.seq != current + 1 + offset:
-                        raise BrokenMode(f"event seq {ev.seq} does not follow version {current + offset}")
-                first_seq = current + 1
-                for i, ev in enumerate(events):
-                    sql.add_event.run(
-                        cursor, _event_row(game_id, ev, first_seq, device_id, client_id if i == 0 else None)
-                    )
-                new_version = events[-1].seq
-                deadline = _deadline(mode, new_state)
-                moved[0] = deadline if deadline != game.deadline else None
-                sql.move_game.run(
-                    cursor,
-                    {
-                        "game_id": game_id,
-                        "new_seq": new_version,
-                        "new_status": _status(new_state),
-                        "new_deadline": deadline,
-                        "new_updated_at": at,
-                    },
-                )
-                cursor.close()
-                due = new_version // self.snapshot_every > current // self.snapshot_every
-                result = Result(
-                    game_id,
-                    list(events),
-                    new_state,
-                    new_version,
-                    mode=str(game.mode),
-                    snapshot_due=due and defer_snapshot,
-                )
+            try:
+                with self._writing(sql) as cursor:
+                    result, mode, game = act(cursor, None)
+            except _NeedsConnection:
+                with self.engine.begin() as conn:
+                    result, mode, game = act(conn.connection.cursor(), conn)
+            if result.duplicate or not result.events:
+                return result
             # Committed: only now may other threads see the new state in the cache.
-            self._remember(game_id, game.mode, new_state, new_version)
+            self._remember(game_id, game.mode, result.state, result.version)
             self._deadline_stored(moved[0])
-            if due and not defer_snapshot:
-                self._write_snapshot(game_id, mode, new_state, new_version)
+            if not defer_snapshot and result.version // self.snapshot_every > int(game.seq) // self.snapshot_every:
+                self._write_snapshot(game_id, mode, result.state, result.version)
             return result
 
         try:
@@ -744,6 +773,39 @@ class Store:
             # IMMEDIATE / FOR UPDATE); the retry sees its events, or its client_id.
             self.forget(game_id)
             return retry_busy(run)
+
+    @contextmanager
+    def _writing(self, sql: _ActionSql) -> Iterator[Any]:
+        """A write transaction on the driver's own connection from the pool: its cursor, committed at the end.
+
+        SQLAlchemy's Connection, its transaction object and events cost an action more than its
+        statements do; the pool's connection is the same one SQLAlchemy would use.
+        """
+        connection = self.engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            if sql.begin is not None:
+                sql.begin.run(cursor, {})
+            try:
+                yield cursor
+                cursor.close()
+                try:
+                    connection.commit()
+                except sql.game.errors as exc:
+                    raise DBAPIError.instance("COMMIT", (), exc, sql.game.errors) from exc
+            except BaseException:
+                connection.rollback()
+                raise
+        finally:
+            connection.close()
+
+    def _cached(self, game: Any) -> tuple[Mode, Any] | None:
+        """Return the game's mode and state at game.seq from this process's cache, if it holds that version."""
+        with self._lock:
+            cached = self._cache.get(game.id)
+        if cached is None or cached.version != game.seq:
+            return None
+        return self.mode(game.mode), cached.state
 
     def _duplicate(self, conn: Connection, game: Any, batch_seq: int) -> Result:
         """Return the original result of a retried client_id: the events of its batch."""

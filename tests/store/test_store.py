@@ -430,3 +430,34 @@ def test_sqlite_reads_do_not_wait_for_writers(tmp_path: Path, mode: CounterMode)
         writer.execute("ROLLBACK")
         writer.close()
         engine.dispose()
+
+
+def test_an_action_that_cannot_take_the_write_lock_is_busy_and_writes_nothing(
+    tmp_path: Path, mode: CounterMode, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An action's transaction runs on the driver's cursor: SQLite's "locked" is still the store's busy."""
+    import sqlite3
+
+    import referee.store as store_module
+
+    path = tmp_path / "busy.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    migrate(engine)
+    store = Store(engine)
+    gid = store.create_game("counter", {"start": 2}, at=0.0, by="referee").game_id
+    pooled = engine.raw_connection()  # the pool's one connection waits 50 ms for a lock, not 10 s
+    pooled.driver_connection.execute("PRAGMA busy_timeout = 50")  # type: ignore[union-attr]
+    pooled.close()
+    real_retry = store_module.retry_busy
+    monkeypatch.setattr(store_module, "retry_busy", lambda fn, **kw: real_retry(fn, attempts=2, base_delay=0))
+    writer = sqlite3.connect(path, isolation_level=None)  # another process's writer
+    try:
+        writer.execute("BEGIN IMMEDIATE")
+        with pytest.raises(StoreBusy):
+            store.execute(gid, {"type": "add", "n": 1}, at=1.0, by="referee")
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert store.execute(gid, {"type": "add", "n": 1}, at=2.0, by="referee").state.total == 3
+    assert _seqs(engine, gid) == [1, 2]
+    engine.dispose()
