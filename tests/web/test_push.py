@@ -288,7 +288,8 @@ def test_an_action_costs_one_write_transaction_and_no_token_or_name_read(
         event.remove(engine, "checkin", on_checkin)
     # Three actions, three transactions: each its write, nothing read before or after it.
     # The game's row, the client_id's earlier batch (none), the event, the game's new version.
-    one = ["BEGIN IMMEDIATE", "SELECT games.", "SELECT events.batch_seq", "INSERT INTO events", "UPDATE games", "COMMIT"]
+    one = ["BEGIN IMMEDIATE", "SELECT games.", "SELECT events.batch_seq", "INSERT INTO events", "UPDATE games"]
+    one.append("COMMIT")
     assert [next((k for k in one if s.startswith(k)), s) for s in statements] == one * 3, statements
 
 
