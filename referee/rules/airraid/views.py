@@ -118,8 +118,10 @@ def legal_actions(state: State, role: Role, parts: _Parts | None = None) -> list
     if parts is None:
         return _listed(state, *settled(), _clock_moves(state, role, base))
     kept = _kept(state, ("moves", role), (*parts.everything, newest), settled)
-    clock = _clock_moves(state, role, base)
-    return _kept(state, ("legal", role), (kept, *(a["type"] for a in clock)), lambda: _listed(state, *kept, clock))
+    rnd = state.round
+    running = rnd.timer.running if rnd is not None else None
+    clock = _kept(state, ("clock", role), (parts.round, parts.phase, running), lambda: _clock_moves(state, role, base))
+    return _kept(state, ("legal", role), (kept, clock), lambda: _listed(state, *kept, clock))
 
 
 def _listed(state: State, before: list[JSON], after: list[JSON], clock: list[JSON]) -> list[JSON]:
