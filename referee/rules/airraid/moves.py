@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ..engine import Engine, Fields, Rules, effective_voids
 from ..errors import (
@@ -747,7 +746,7 @@ def _clone(state: State) -> State:
     whole and never changed once made: sharing them, an action costs the size of the live round,
     not of the whole game. Written out rather than a deep copy: it is most of an action's time.
     """
-    work = copy.copy(state)
+    work = _shallow(state)
     work.teams = {k: _team_copy(t) for k, t in state.teams.items()}
     work.rounds = [rnd if rnd.phase == "closed" else _round_copy(rnd) for rnd in state.rounds]
     work.trophies = list(state.trophies)
@@ -757,8 +756,18 @@ def _clone(state: State) -> State:
     return work
 
 
+T = TypeVar("T")
+
+
+def _shallow(value: T) -> T:
+    """Return a new instance of a dataclass holding the same field values (copy.copy, without its detours)."""
+    work: T = object.__new__(type(value))
+    work.__dict__.update(value.__dict__)
+    return work
+
+
 def _team_copy(team: Team) -> Team:
-    work = copy.copy(team)
+    work = _shallow(team)
     work.players = list(team.players)
     work.ships = list(team.ships)
     work.hits = set(team.hits)
@@ -771,15 +780,15 @@ def _team_copy(team: Team) -> Team:
 
 
 def _round_copy(rnd: Round) -> Round:
-    work = copy.copy(rnd)
-    work.timer = copy.copy(rnd.timer)
+    work = _shallow(rnd)
+    work.timer = _shallow(rnd.timer)
     work.defenders = dict(rnd.defenders)
-    work.orders = {k: copy.copy(o) for k, o in rnd.orders.items()}
+    work.orders = {k: _shallow(o) for k, o in rnd.orders.items()}
     work.serial = dict(rnd.serial)
     work.duels = dict(rnd.duels)
     work.reports = {k: list(v) for k, v in rnd.reports.items()}
     work.conflicts = {k: list(v) for k, v in rnd.conflicts.items()}
-    work.bombings = {k: copy.copy(b) for k, b in rnd.bombings.items()}
+    work.bombings = {k: _shallow(b) for k, b in rnd.bombings.items()}
     return work
 
 
