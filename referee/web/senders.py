@@ -4,7 +4,9 @@ The referee's log names the phone behind each row, on every push: read from the 
 not per push. An event's phone never changes, so it is kept for good (this process notes the
 phone of each change it stores, so a new row costs no read); a phone's name may change, so the
 names are read again when one is renamed here (`renamed`), when an unknown phone shows up
-(one that just joined) and at most NAMES_TTL seconds after the last read (renamed elsewhere).
+(one that just joined) and, when other processes serve the same games (a message queue), at
+most NAMES_TTL seconds after the last read (renamed elsewhere). A process alone renames every
+phone itself: it reads names only when told to.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import cast
 
+from flask import current_app
 from sqlalchemy import Table, select
 
 from referee.models import Device, EventRow
@@ -79,6 +82,7 @@ def renamed(game_id: str) -> None:
     """Forget a game's phone names: one was renamed (or revoked) here."""
     game = _game(game_id)
     with _lock:
+        game.name_of = {}  # no phone's name is known: the next look reads them all
         game.names_read = float("-inf")
 
 
@@ -86,10 +90,11 @@ def of_events(game_id: str, seqs: list[int]) -> dict[int, tuple[str, str | None]
     """Map each of these events sent by a phone to (device id, name); the rest are left out."""
     game = _game(game_id)
     now = time.monotonic()
+    shared = bool(current_app.config.get("REDIS_URL"))  # other processes may rename phones
     with _lock:
         unknown = [s for s in seqs if s not in game.phone_of]
         phones = {game.phone_of[s] for s in seqs if s in game.phone_of} - {None}
-        stale = now - game.names_read > NAMES_TTL or not phones <= game.name_of.keys()
+        stale = (shared and now - game.names_read > NAMES_TTL) or not phones <= game.name_of.keys()
     if unknown or (stale and phones):
         with reading(db.engine) as conn:
             found: dict[int, str | None] = dict.fromkeys(unknown)
