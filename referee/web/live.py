@@ -96,6 +96,11 @@ def rate_limited(sid: str) -> dict[str, Any] | None:
     """
     if _allowed(sid):
         return None
+    return _too_fast(sid)
+
+
+def _too_fast(sid: str) -> dict[str, Any]:
+    """The `rate_limited` refusal of a socket whose bucket is empty, in the request's language."""
     return {
         **TOO_FAST,
         "message": _("Too many messages from this page; wait a moment."),
@@ -443,20 +448,22 @@ def on_action(sid: str, data: Any = None) -> dict[str, Any]:
     if not environ:
         return malformed("This connection is not open.")
     app: Flask = environ["flask.app"]
-    with app.app_context():
-        try:
-            game_id, slip = _game_and_slip(data)
-            settled = _settled_actor(sid, game_id, slip)
-            if settled is not None and _allowed(sid):
-                return _act(game_id, *settled, data)
-        except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
-            with app.request_context(environ):
-                return _refusal(exc)
+    # The token first, whatever the payload: a flood of junk is slowed down like any other.
+    allowed = _allowed(sid)
+    if allowed:
+        with app.app_context():
+            try:
+                game_id, slip = _game_and_slip(data)
+                settled = _settled_actor(sid, game_id, slip)
+                if settled is not None:
+                    return _act(game_id, *settled, data)
+            except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
+                with app.request_context(environ):
+                    return _refusal(exc)
     with app.request_context(environ):
         request.sid = sid  # type: ignore[attr-defined] # as Flask-SocketIO's own events have it
-        too_fast = rate_limited(sid)
-        if too_fast:
-            return too_fast
+        if not allowed:
+            return _too_fast(sid)
         try:
             game_id, slip = _game_and_slip(data)
             return _act(game_id, *_actor(sid, game_id, slip), data)

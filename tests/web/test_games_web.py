@@ -356,6 +356,16 @@ def test_a_socket_flooding_actions_is_slowed_down(app: Flask, game: dict[str, An
     assert answers[-1]["error"] == "rate_limited"
 
 
+def test_a_settled_socket_flooding_junk_is_slowed_down_too(app: Flask, game: dict[str, Any]) -> None:
+    sock = socketio.test_client(app, flask_test_client=game["B"])
+    assert sock.emit("resync", {"game": game["id"], "seq": 0}, callback=True)["ok"]  # its role is settled
+    answers = [sock.emit("action", ["junk", n], callback=True) for n in range(60)]
+    assert answers[0]["error"] == "malformed"
+    assert answers[-1]["error"] == "rate_limited" and answers[-1]["retry_after"] > 0
+    settled = [sock.emit("action", {"game": game["id"], "action": {"type": "start_game"}}, callback=True)]
+    assert settled[0]["error"] == "rate_limited"
+
+
 def test_the_dashboard_shows_the_same_join_link_until_it_is_reissued(app: Flask, game: dict[str, Any]) -> None:
     gid = game["id"]
     first = game["referee"].get(f"/g/{gid}/referee").get_data(as_text=True)
