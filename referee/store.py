@@ -59,6 +59,14 @@ _MOVE_GAME = (
         updated_at=bindparam("new_updated_at"),
     )
 )
+# The round clock's two looks, every few seconds: built once, as a statement built per call
+# leaves objects in reference cycles for the cycle collector, whose pauses stop every socket.
+_DUE_GAMES = (
+    select(games_t.c.id)
+    .where(games_t.c.deadline.is_not(None), games_t.c.deadline <= bindparam("now"))
+    .order_by(games_t.c.deadline)
+)
+_EARLIEST_DEADLINE = select(func.min(games_t.c.deadline))
 # The batch that used a client_id before (unique in a game, so at most one). Read after the game's
 # row is locked: on PostgreSQL a statement that waited for the lock still reads from before it.
 _USED_BY_BATCH = select(events_t.c.batch_seq).where(
@@ -861,8 +869,7 @@ class Store:
         Only games with a deadline are read: thousands of Battleship games cost the clock nothing.
         """
         with self._read() as conn:
-            stmt = select(games_t.c.id).where(games_t.c.deadline.is_not(None), games_t.c.deadline <= now)
-            return [r.id for r in conn.execute(stmt.order_by(games_t.c.deadline))]
+            return [r.id for r in conn.execute(_DUE_GAMES, {"now": now})]
 
     def _deadline_stored(self, deadline: float | None) -> None:
         if deadline is not None and deadline < self.clock_wakes_at:
@@ -871,7 +878,7 @@ class Store:
     def earliest_deadline(self) -> float | None:
         """Return the soonest stored deadline of any game, or None when no clock runs anywhere."""
         with self._read() as conn:
-            value = conn.execute(select(func.min(games_t.c.deadline))).scalar()
+            value = conn.execute(_EARLIEST_DEADLINE).scalar()
         return None if value is None else float(value)
 
     def refresh_deadline(self, game_id: str) -> float | None:
