@@ -349,6 +349,21 @@ def test_a_revoked_phone_cannot_act_before_its_socket_is_closed(app: Flask, monk
         assert store_of(app).load(arena.gid)[1] == before
 
 
+def test_the_clock_closes_the_sockets_of_phones_revoked_by_another_process(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from referee.models import Device
+    from referee.web.extensions import engine_of
+
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    team = found["team:A:en"].sock
+    assert live.disconnect_revoked(app) == 0 and team.is_connected()  # every phone in good standing
+    with engine_of(app).begin() as conn:  # revoked elsewhere: this process was not told
+        conn.execute(Device.__table__.update().where(Device.__table__.c.id == arena.device_a).values(revoked_at=1.0))
+    assert live.disconnect_revoked(app) == 1
+    assert not team.is_connected() and found["team:B:cs"].sock.is_connected()
+
+
 def test_a_referee_link_revoked_elsewhere_stops_acting_once_its_role_is_read_again(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
