@@ -281,6 +281,10 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     connect_args.setdefault("check_same_thread", False)
     kwargs.setdefault("pool_size", 10)
     kwargs.setdefault("max_overflow", max(0, SQLITE_MAX_CONNECTIONS - kwargs["pool_size"]))
+    # The connection used last is used next: SQLite keeps a page cache per connection and
+    # keeps it only while no other connection has written, so the one that wrote the last
+    # report has its pages, where the pool's oldest would read them again.
+    kwargs.setdefault("pool_use_lifo", True)
     engine = create_engine(sa_url, connect_args=connect_args, **kwargs)
     runner = _sqlite_runner
     if runner is not None:

@@ -392,6 +392,24 @@ def test_sqlite_pragmas(tmp_path: Path) -> None:
         engine.dispose()
 
 
+def test_sqlite_reuses_the_connection_used_last(tmp_path: Path) -> None:
+    """The pool hands out the SQLite connection returned last: its page cache is still valid."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'lifo.sqlite3'}")
+    try:
+        first, second = engine.raw_connection(), engine.raw_connection()
+        older, newer = first.dbapi_connection, second.dbapi_connection
+        assert older is not newer
+        second.close()
+        first.close()  # returned last
+        again = engine.raw_connection()
+        try:
+            assert again.dbapi_connection is older
+        finally:
+            again.close()
+    finally:
+        engine.dispose()
+
+
 def test_sqlite_write_transactions_begin_immediate(tmp_path: Path) -> None:
     """A write transaction holds the write lock from BEGIN: a second writer cannot start meanwhile."""
     import sqlite3
