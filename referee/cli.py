@@ -367,10 +367,10 @@ def _gunicorn_available() -> bool:
 def _run_gevent(app: Flask, host: str, port: int, limits: Limits) -> None:
     """Serve with gevent's WSGI server and gevent-websocket (referee.web.server)."""
     from referee.web import server as gevent_server
-    from referee.web.live import start_round_clock
+    from referee.web.live import entries_running, start_round_clock
 
     start_round_clock(app)
-    gevent_server.serve(app, host, port, limits)
+    gevent_server.serve(app, host, port, limits, busy=entries_running)
 
 
 def _run_werkzeug(app: Flask, host: str, port: int) -> None:

@@ -444,6 +444,26 @@ def on_action(sid: str, data: Any = None) -> dict[str, Any]:
     cost a report more than its rules do. A refusal, or a role read again from the cookies,
     is answered in a request context made from the socket's environ, as Flask-SocketIO's are.
     """
+    global _running
+    with _lock:
+        _running += 1
+    try:
+        return _entry(sid, data)
+    finally:
+        with _lock:
+            _running -= 1
+
+
+# Entries being run now in this process: the cycle collector waits for none (referee.web.server).
+_running = 0
+
+
+def entries_running() -> bool:
+    """Tell whether an entry is being run (its push may be under way): no time to collect cycles."""
+    return _running > 0
+
+
+def _entry(sid: str, data: Any) -> dict[str, Any]:
     environ = socketio.server.get_environ(sid)
     if not environ:
         return malformed("This connection is not open.")

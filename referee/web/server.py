@@ -30,6 +30,7 @@ import gc
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -248,13 +249,18 @@ class Server(WSGIServer):  # type: ignore[misc]
                 self.connections.give(peer)
 
 
+# The thread pool sqlite3's calls run in, once `prepare` has made it.
+_pool: Any = None
+
+
 def prepare() -> None:
     """Before the app is made: sqlite3's calls go to real threads, and file descriptors are raised.
 
     The pool has a thread per possible SQLite connection (store.SQLITE_MAX_CONNECTIONS): a
     connection holding the write lock then always finds a thread for its commit.
     """
-    pool = ThreadPool(SQLITE_MAX_CONNECTIONS)
+    global _pool
+    pool = _pool = ThreadPool(SQLITE_MAX_CONNECTIONS)
 
     def run(fn: Any, *args: Any) -> Any:
         def call() -> tuple[bool, Any]:
@@ -289,8 +295,8 @@ def raise_open_files_limit(wanted: int = 65536) -> int:
     return int(soft)
 
 
-def serve(application: Any, host: str, port: int, limits: Limits) -> None:
-    """Serve until killed."""
+def serve(application: Any, host: str, port: int, limits: Limits, busy: Callable[[], bool] = lambda: False) -> None:
+    """Serve until killed; `busy` tells when the app is running an entry (no collection then)."""
     server = Server((host, port), application, limits)
     log.info(
         "serving on %s:%d with gevent (%d websockets and %d connections per address, headers within %g s)",
@@ -301,7 +307,7 @@ def serve(application: Any, host: str, port: int, limits: Limits) -> None:
         limits.header_timeout,
     )
     collect_calmly()
-    gevent.spawn(_collect_now_and_then, COLLECT_EVERY)
+    gevent.spawn(collect_when_quiet, busy)
     server.serve_forever()
 
 
@@ -310,12 +316,23 @@ def serve(application: Any, host: str, port: int, limits: Limits) -> None:
 # every few seconds of reports: 40-110 ms pauses, the p99 of bench/fanout.py's scenario B. Now
 # what exists is put out of its sight (`gc.freeze`), young objects are collected in larger,
 # rarer batches, and everything is collected, then frozen again, once every COLLECT_EVERY
-# seconds, so cycles that became garbage after a freeze are still freed. The middle generation
-# waits for a hundred young collections, not twenty: under scenario B its collection paused
-# everything for 80 ms about every hundred seconds, and at a hundred the five-minute collection
-# comes first (young collections of 10,000 objects take 4 to 20 ms there: about one a few seconds).
+# seconds, so cycles that became garbage after a freeze are still freed.
+#
+# And the collections wait for a quiet moment (`collect_when_quiet`). Left to Python, a young
+# collection (10,000 objects: 4 to 25 ms under scenario B) ran at the allocation that filled
+# the batch, which is always in the middle of a report: every screen waiting for that push
+# waited for the collection too. Now a collection due is run when the event loop has nothing
+# else to do and no entry is being run, so no push is under way (B's p99 in three alternating
+# runs: 14.9, 20.5, 28.5 ms before; 13.4, 11.4, 15.0 after, with SQLite's connection used last).
+# Python's own thresholds stay, BACKSTOP times as high, for a loop that is never quiet.
 COLLECT_EVERY = 300.0
-YOUNG_THRESHOLDS = (10_000, 100, 100)
+YOUNG = 10_000  # net new objects that make a young collection due
+MIDDLE = 100  # young collections that make the middle generation's due (Python: 10)
+OLD = 100
+BACKSTOP = 5
+LOOK_EVERY = 0.1  # seconds between looks at the collector's counts
+QUIET_AGAIN = 0.002  # seconds before looking for a quiet moment again, when an entry was running
+BACKSTOP_THRESHOLDS = (YOUNG * BACKSTOP, MIDDLE, OLD)
 
 
 def collect_calmly() -> None:
@@ -323,12 +340,44 @@ def collect_calmly() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
-    gc.set_threshold(*YOUNG_THRESHOLDS)
+    gc.set_threshold(*BACKSTOP_THRESHOLDS)
 
 
-def _collect_now_and_then(every: float) -> None:
+def due_generation(counts: tuple[int, int, int] | None = None) -> int | None:
+    """Return the generation to collect now, as Python would at YOUNG and MIDDLE (None: none is due)."""
+    young, middle, _old = gc.get_count() if counts is None else counts
+    if young < YOUNG:
+        return None
+    return 1 if middle >= MIDDLE else 0
+
+
+def collect_when_quiet(
+    busy: Callable[[], bool] = lambda: False, look_every: float = LOOK_EVERY, full_every: float = COLLECT_EVERY
+) -> None:
+    """Run the collections due, each at a moment when the loop is idle and nothing is `busy`; never return."""
+    hub = gevent.get_hub()
+    idle = hub.loop.idle()
+    full_at = time.monotonic() + full_every
     while True:
-        gevent.sleep(every)
-        took = time.perf_counter()
-        collect_calmly()
-        log.info("full collection in %.0f ms", (time.perf_counter() - took) * 1000)
+        gevent.sleep(look_every)
+        full = time.monotonic() >= full_at
+        generation = 2 if full else due_generation()
+        if generation is None:
+            continue
+        while True:
+            hub.wait(idle)  # back here when no watcher is pending: every socket has been served
+            if not (busy() or _offloaded_running()):
+                break
+            gevent.sleep(QUIET_AGAIN)  # an entry waits for its commit, or for the database
+        if full:
+            took = time.perf_counter()
+            collect_calmly()
+            full_at = time.monotonic() + full_every
+            log.info("full collection in %.0f ms", (time.perf_counter() - took) * 1000)
+        else:
+            gc.collect(generation)
+
+
+def _offloaded_running() -> bool:
+    """Tell whether a call is running in the thread pool (a commit, a wait for SQLite's lock)."""
+    return _pool is not None and bool(_pool.task_queue.unfinished_tasks)

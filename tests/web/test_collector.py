@@ -1,16 +1,20 @@
 """The cycle collector stops every socket of the one event loop: events make no garbage for it,
-and what exists is out of its sight (referee.web.server.collect_calmly). An event's request
+what exists is out of its sight (referee.web.server.collect_calmly), and it runs when nothing
+waits (referee.web.server.collect_when_quiet). An event's request
 context is cheap: it matches a rule and opens no session."""
 
 from __future__ import annotations
 
 import gc
+import threading
 import weakref
 from collections.abc import Iterator
 
+import gevent  # type: ignore[import-untyped]
 import pytest
 from flask import Flask, request, session
 from flask.sessions import NullSession
+from gevent.threadpool import ThreadPool  # type: ignore[import-untyped]
 
 from referee.web import server
 
@@ -52,8 +56,103 @@ def calm() -> Iterator[None]:
 def test_what_exists_is_frozen_and_young_objects_wait_for_larger_batches() -> None:
     server.collect_calmly()
     assert gc.get_freeze_count() > 1000
-    assert gc.get_threshold() == server.YOUNG_THRESHOLDS
-    assert server.YOUNG_THRESHOLDS[0] > 700  # Python's default young threshold
+    assert gc.get_threshold() == server.BACKSTOP_THRESHOLDS
+    assert server.YOUNG > 700  # Python's default young threshold
+    # Python's own collections are only a backstop for a loop that is never quiet.
+    assert server.BACKSTOP_THRESHOLDS[0] > server.YOUNG
+
+
+def test_a_collection_is_due_as_python_would_have_it_at_our_thresholds() -> None:
+    assert server.due_generation((server.YOUNG - 1, server.MIDDLE, 0)) is None
+    assert server.due_generation((server.YOUNG, server.MIDDLE - 1, 0)) == 0
+    assert server.due_generation((server.YOUNG, server.MIDDLE, 0)) == 1
+
+
+def a_cycle() -> weakref.ref[object]:
+    """Return a weak reference to a cycle that is garbage already, for the collector to find."""
+
+    class Node:
+        other: Node
+
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    return weakref.ref(a)
+
+
+@pytest.fixture
+def by_hand(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Only `collect_when_quiet` collects, and a single new object makes a collection due."""
+    monkeypatch.setattr(server, "YOUNG", 1)
+    gc.disable()
+    yield
+    gc.enable()
+
+
+@pytest.mark.usefixtures("by_hand")
+def test_a_collection_due_waits_until_no_entry_is_running() -> None:
+    running = [True]
+    gone = a_cycle()
+    collector = gevent.spawn(server.collect_when_quiet, lambda: running[0], 0.001, 1e9)
+    try:
+        gevent.sleep(0.05)
+        assert gone() is not None  # an entry is running: its push must not wait for a collection
+        running[0] = False
+        gevent.sleep(0.05)
+        assert gone() is None
+    finally:
+        collector.kill()
+
+
+@pytest.mark.usefixtures("by_hand")
+def test_a_collection_due_waits_while_a_commit_runs_in_the_thread_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    pool = ThreadPool(1)
+    monkeypatch.setattr(server, "_pool", pool)
+    committed = threading.Event()
+    pool.spawn(committed.wait, 5)  # a commit's fsync, as the entry that waits for it sees it
+    gone = a_cycle()
+    collector = gevent.spawn(server.collect_when_quiet, lambda: False, 0.001, 1e9)
+    try:
+        gevent.sleep(0.05)
+        assert gone() is not None
+        committed.set()
+        gevent.sleep(0.05)
+        assert gone() is None
+    finally:
+        collector.kill()
+        pool.kill()
+
+
+@pytest.mark.usefixtures("by_hand")
+def test_a_collection_waits_for_the_loop_to_be_idle() -> None:
+    gone = a_cycle()
+    collector = gevent.spawn(server.collect_when_quiet, lambda: False, 0.001, 1e9)
+
+    def spin(until: float) -> None:
+        # A callback always pending, as a loop serving sockets without a pause has.
+        if gevent.get_hub().loop.now() < until:
+            gevent.get_hub().loop.run_callback(spin, until)
+
+    try:
+        gevent.get_hub().loop.run_callback(spin, gevent.get_hub().loop.now() + 0.1)
+        gevent.sleep(0.05)
+        assert gone() is not None
+        gevent.sleep(0.15)
+        assert gone() is None
+    finally:
+        collector.kill()
+
+
+@pytest.mark.usefixtures("calm")
+def test_the_full_collection_comes_when_quiet_too() -> None:
+    gc.freeze()
+    gone = a_cycle()
+    gc.freeze()  # out of sight of every ordinary collection
+    collector = gevent.spawn(server.collect_when_quiet, lambda: False, 0.001, 0.01)
+    try:
+        gevent.sleep(0.1)
+        assert gone() is None
+    finally:
+        collector.kill()
 
 
 @pytest.mark.usefixtures("calm")

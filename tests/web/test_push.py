@@ -388,6 +388,24 @@ def test_a_referee_link_revoked_elsewhere_stops_acting_once_its_role_is_read_aga
     assert reads == ["role"] and not ack.get("ok") and not referee.is_connected()
 
 
+def test_an_entry_is_running_while_it_acts_and_pushes_and_not_after(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The cycle collector waits for no entry to be running (referee.web.server.collect_when_quiet).
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    seen: list[bool] = []
+    real_push = live.push_views
+    monkeypatch.setattr(live, "push_views", lambda *a, **k: seen.append(live.entries_running()) or real_push(*a, **k))
+    assert not live.entries_running()
+    ack = found["referee:cs"].sock.emit(
+        "action", {"game": arena.gid, "client_id": "r0", "action": {"type": "pause_timer"}}, callback=True
+    )
+    assert ack["ok"] and seen == [True], ack
+    refused = found["team:A:en"].sock.emit("action", ["junk"], callback=True)
+    assert refused["ok"] is False
+    assert not live.entries_running()
+
+
 def test_a_settled_socket_acts_without_a_request_context_and_hears_refusals_in_its_language(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
