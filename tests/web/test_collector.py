@@ -6,6 +6,9 @@ context is cheap: it matches a rule and opens no session."""
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 import threading
 import weakref
 from collections.abc import Iterator
@@ -169,3 +172,12 @@ def test_a_cycle_frozen_while_alive_is_freed_by_the_next_full_collection() -> No
     assert gone() is not None  # frozen: out of the ordinary collections' sight
     server.collect_calmly()  # every COLLECT_EVERY seconds
     assert gone() is None
+
+
+def test_the_gevent_server_keeps_no_spawning_stacks() -> None:
+    # Every socket event spawns a greenlet, each with ten frames of where it was spawned from
+    # unless gevent is told not to: garbage for the collector that nothing here reads.
+    probe = "import referee.serve_gevent, gevent; print(gevent.config.track_greenlet_tree)"
+    env = {k: v for k, v in os.environ.items() if k != "GEVENT_TRACK_GREENLET_TREE"}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60, check=True)
+    assert out.stdout.strip() == "False", out
