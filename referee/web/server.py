@@ -362,8 +362,7 @@ def collect_when_quiet(
         # Far from a batch, look ten times less often: an idle server wakes once a second.
         gevent.sleep(look_every if gc.get_count()[0] >= YOUNG // 2 else 10 * look_every)
         full = time.monotonic() >= full_at
-        generation = 2 if full else due_generation()
-        if generation is None:
+        if not full and due_generation() is None:
             continue
         while True:
             hub.wait(idle)  # back here when no watcher is pending: every socket has been served
@@ -375,7 +374,9 @@ def collect_when_quiet(
             collect_calmly()
             full_at = time.monotonic() + full_every
             log.info("full collection in %.0f ms", (time.perf_counter() - took) * 1000)
-        else:
+            continue
+        generation = due_generation()  # again: Python's backstop may have collected meanwhile
+        if generation is not None:
             gc.collect(generation)
 
 

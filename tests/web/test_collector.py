@@ -11,7 +11,8 @@ import subprocess
 import sys
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import gevent  # type: ignore[import-untyped]
 import pytest
@@ -91,19 +92,26 @@ def by_hand(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     gc.enable()
 
 
+@contextmanager
+def collecting(busy: Callable[[], bool] = lambda: False, full_every: float = 1e9) -> Iterator[None]:
+    """Run the quiet collector, looking every millisecond, while the block runs."""
+    collector = gevent.spawn(server.collect_when_quiet, busy, 0.001, full_every)
+    try:
+        yield
+    finally:
+        collector.kill()
+
+
 @pytest.mark.usefixtures("by_hand")
 def test_a_collection_due_waits_until_no_entry_is_running() -> None:
     running = [True]
     gone = a_cycle()
-    collector = gevent.spawn(server.collect_when_quiet, lambda: running[0], 0.001, 1e9)
-    try:
+    with collecting(lambda: running[0]):
         gevent.sleep(0.05)
         assert gone() is not None  # an entry is running: its push must not wait for a collection
         running[0] = False
         gevent.sleep(0.05)
         assert gone() is None
-    finally:
-        collector.kill()
 
 
 @pytest.mark.usefixtures("by_hand")
@@ -113,36 +121,32 @@ def test_a_collection_due_waits_while_a_commit_runs_in_the_thread_pool(monkeypat
     committed = threading.Event()
     pool.spawn(committed.wait, 5)  # a commit's fsync, as the entry that waits for it sees it
     gone = a_cycle()
-    collector = gevent.spawn(server.collect_when_quiet, lambda: False, 0.001, 1e9)
     try:
-        gevent.sleep(0.05)
-        assert gone() is not None
-        committed.set()
-        gevent.sleep(0.05)
-        assert gone() is None
+        with collecting():
+            gevent.sleep(0.05)
+            assert gone() is not None
+            committed.set()
+            gevent.sleep(0.05)
+            assert gone() is None
     finally:
-        collector.kill()
         pool.kill()
 
 
 @pytest.mark.usefixtures("by_hand")
 def test_a_collection_waits_for_the_loop_to_be_idle() -> None:
     gone = a_cycle()
-    collector = gevent.spawn(server.collect_when_quiet, lambda: False, 0.001, 1e9)
 
     def spin(until: float) -> None:
         # A callback always pending, as a loop serving sockets without a pause has.
         if gevent.get_hub().loop.now() < until:
             gevent.get_hub().loop.run_callback(spin, until)
 
-    try:
+    with collecting():
         gevent.get_hub().loop.run_callback(spin, gevent.get_hub().loop.now() + 0.1)
         gevent.sleep(0.05)
         assert gone() is not None
         gevent.sleep(0.15)
         assert gone() is None
-    finally:
-        collector.kill()
 
 
 @pytest.mark.usefixtures("calm")
@@ -150,12 +154,9 @@ def test_the_full_collection_comes_when_quiet_too() -> None:
     gc.freeze()
     gone = a_cycle()
     gc.freeze()  # out of sight of every ordinary collection
-    collector = gevent.spawn(server.collect_when_quiet, lambda: False, 0.001, 0.01)
-    try:
+    with collecting(full_every=0.01):
         gevent.sleep(0.1)
         assert gone() is None
-    finally:
-        collector.kill()
 
 
 @pytest.mark.usefixtures("calm")
