@@ -82,8 +82,7 @@ def renamed(game_id: str) -> None:
     """Forget a game's phone names: one was renamed (or revoked) here."""
     game = _game(game_id)
     with _lock:
-        game.name_of = {}  # no phone's name is known: the next look reads them all
-        game.names_read = float("-inf")
+        game.name_of = {}  # no phone's name is known: the next look with a phone in it reads them all
 
 
 def of_events(game_id: str, seqs: list[int]) -> dict[int, tuple[str, str | None]]:
