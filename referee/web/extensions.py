@@ -13,6 +13,7 @@ from flask_socketio import SocketIO  # type: ignore[import-untyped]
 from sqlalchemy import Engine
 
 from referee.store import Store, make_engine, migrate
+from referee.web import writethrough
 from referee.web.security import host_allowed
 
 
@@ -63,7 +64,8 @@ class GuardedSocketIO(SocketIO):  # type: ignore[misc]
     """Flask-SocketIO whose Engine.IO server refuses unknown hosts and never logs client junk as ERROR.
 
     Flask-SocketIO makes a plain socketio.Server itself, so the guards wrap the handlers that
-    server registered on its Engine.IO server, whatever the async mode.
+    server registered on its Engine.IO server, whatever the async mode. In gevent mode its
+    pushes are written through to idle websockets (referee.web.writethrough).
     """
 
     def init_app(self, app: Flask | None, **kwargs: Any) -> None:
@@ -74,6 +76,7 @@ class GuardedSocketIO(SocketIO):  # type: ignore[misc]
         eio = self.server.eio
         eio.on("connect", _host_guard(app, eio.handlers["connect"]))
         eio.on("message", _message_guard(eio.handlers["message"]))
+        writethrough.install(eio)
 
 
 def _host_guard(app: Flask, connect: Callable[..., Any]) -> Callable[..., Any]:

@@ -1,0 +1,150 @@
+"""A push is written to an idle websocket at once, not handed to the socket's writer greenlet.
+
+Engine.IO (gevent mode) queues every packet for a writer greenlet of its socket, which wakes,
+builds the websocket frame, asks the kernel for the socket's buffer size (gevent's `sendall`),
+writes, and sets a new timer to wait again. For a push to forty screens that is forty wake-ups,
+each doing what the others did. Here, when a socket's queue is empty and its writer is not in
+the middle of a write, the frame (made once per push, shared by every socket of the room) goes
+to the kernel straight away, without waiting. Whatever the kernel does not take at once (a
+screen that stopped reading, a full buffer) is queued as raw bytes for the writer, ahead of
+anything sent after it: every socket still gets its packets whole and in order, and one slow
+screen still holds up nobody but itself.
+
+Everything else keeps Engine.IO's path: long-polling sockets, an upgrade under way, a socket
+closing or waiting for its ping's answer, a socket with packets already queued. Installed on
+one Engine.IO server (`install`), only in gevent mode with gevent-websocket, where a websocket
+write is a non-blocking call on the one event loop's thread.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engineio.async_drivers import gevent as engineio_gevent  # type: ignore[import-untyped]
+from geventwebsocket.websocket import Header  # type: ignore[import-untyped]
+
+TEXT, BINARY = 0x1, 0x2
+
+
+class RawBytes(bytes):
+    """The rest of a frame the kernel did not take: written as it is, not framed again."""
+
+
+class Rest:
+    """A queued packet that is the rest of a frame already begun on the wire."""
+
+    def __init__(self, data: bytes) -> None:
+        """Hold the bytes still to write."""
+        self.data = RawBytes(data)
+
+    def encode(self) -> RawBytes:
+        """Return the bytes as they go out (Engine.IO's writer encodes each packet it sends)."""
+        return self.data
+
+
+def frame_of(pkt: Any) -> bytes:
+    """Return the websocket frame of an Engine.IO packet, as gevent-websocket would send it."""
+    data = pkt.encode()
+    if isinstance(data, str):
+        payload, opcode = data.encode("utf-8"), TEXT
+    else:
+        payload, opcode = bytes(data), BINARY
+    return bytes(Header.encode_header(True, opcode, b"", len(payload), 0)) + payload
+
+
+class WebSocketWSGI(engineio_gevent.WebSocketWSGI):  # type: ignore[misc]
+    """Engine.IO's gevent-websocket wrapper, which tells its Engine.IO socket how to write through."""
+
+    # The Engine.IO socket's attribute that holds its wrapper while the websocket is open.
+    ATTRIBUTE = "_referee_websocket"
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        """Run Engine.IO's websocket handler with this wrapper known to its socket."""
+        self.writing = False
+        self.connection = None
+        owner = getattr(self.app, "__self__", None)  # the Engine.IO socket whose handler this is
+        ws = environ.get("wsgi.websocket")
+        handler = getattr(getattr(ws, "stream", None), "handler", None)
+        if owner is not None and handler is not None:
+            self.connection = handler.socket
+            setattr(owner, self.ATTRIBUTE, self)
+        try:
+            return super().__call__(environ, start_response)
+        finally:
+            self.connection = None
+            if owner is not None:
+                setattr(owner, self.ATTRIBUTE, None)
+
+    def send(self, message: Any) -> Any:
+        """Write a packet for Engine.IO's writer: a frame, or the rest of one begun here."""
+        self.writing = True
+        try:
+            if type(message) is RawBytes:
+                return self._sock.raw_write(bytes(message))
+            return super().send(message)
+        finally:
+            self.writing = False
+
+    def close(self) -> Any:
+        """Close the websocket; nothing is written through it any more."""
+        self.connection = None
+        return super().close()
+
+    def idle(self) -> bool:
+        """Tell whether a frame can go out now: open, and Engine.IO's writer is not writing."""
+        ws = getattr(self, "_sock", None)
+        return self.connection is not None and not self.writing and ws is not None and not ws.closed
+
+
+class WriteThrough:
+    """An Engine.IO server's `send_packet`, writing through to idle websockets."""
+
+    def __init__(self, server: Any) -> None:
+        """Wrap `server`'s own send_packet."""
+        self.server = server
+        self.queued = server.send_packet
+        self.last: tuple[Any, bytes] | None = None  # a push's packet is the same for every socket
+
+    def __call__(self, sid: str, pkt: Any) -> None:
+        """Send one packet to one client: written at once if its websocket is idle, else queued."""
+        socket = self.server.sockets.get(sid)
+        ws = None if socket is None else socket.__dict__.get(WebSocketWSGI.ATTRIBUTE)
+        if (
+            ws is None
+            or not socket.upgraded
+            or socket.upgrading
+            or socket.closing
+            or socket.closed
+            or socket.last_ping  # waiting for a pong: Engine.IO's send checks the ping's time
+            or socket.queue.qsize()
+            or not ws.idle()
+        ):
+            self.queued(sid, pkt)
+            return
+        last = self.last
+        if last is not None and last[0] is pkt:
+            frame = last[1]
+        else:
+            frame = frame_of(pkt)
+            self.last = (pkt, frame)
+        try:
+            sent = ws.connection.send(frame, 0, 0.0)  # gevent: timeout 0, never waits
+        except BlockingIOError:
+            sent = 0
+        except OSError:
+            self.queued(sid, pkt)  # the writer meets the dead connection and closes the socket
+            return
+        if sent < len(frame):
+            socket.queue.put(Rest(frame[sent:]))
+
+
+def install(server: Any) -> bool:
+    """Write through on an Engine.IO server in gevent mode with gevent-websocket; tell whether it did."""
+    if server.async_mode != "gevent" or server._async.get("websocket") is not engineio_gevent.WebSocketWSGI:
+        return False
+    if getattr(engineio_gevent, "SimpleWebSocketWSGI", None) is not None:
+        return False  # simple-websocket's wrapper: its own writer thread, nothing to write through
+    # The server's own copy of its driver's table: another server in this process keeps its own.
+    server._async = {**server._async, "websocket": WebSocketWSGI}
+    server.send_packet = WriteThrough(server)
+    return True
