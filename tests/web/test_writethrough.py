@@ -15,6 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import engineio  # type: ignore[import-untyped]
+import gevent  # type: ignore[import-untyped]
 import gevent.socket  # type: ignore[import-untyped]
 import pytest
 from engineio import packet as eio_packet
@@ -182,6 +183,34 @@ def test_what_the_kernel_does_not_take_is_written_later_whole_and_in_order() -> 
         assert _decode(wire.read()) == ['42["changes",{"seq":200}]']
     finally:
         wire.close()
+
+
+def test_engine_ios_own_writer_finishes_a_frame_the_kernel_took_part_of() -> None:
+    # The whole path: Engine.IO's websocket handler and its writer greenlet, under gevent's hub.
+    wire = Wire(send_buffer=4096)
+    setattr(wire.socket, writethrough.WebSocketWSGI.ATTRIBUTE, None)
+    wire.socket.connected = wire.socket.upgraded = False  # its handler makes it a websocket
+    ws = wire.ws._sock
+    handler = gevent.spawn(wire.ws, {"wsgi.websocket": ws}, None)
+    got: list[bytes] = []
+    try:
+        gevent.sleep(0.01)  # the handler runs, waiting for the client's first packet
+        assert getattr(wire.socket, writethrough.WebSocketWSGI.ATTRIBUTE) is wire.ws
+        sent = [f'2["changes",{{"seq":{n},"pad":"{"y" * (n % 5) * 150}"}}]' for n in range(150)]
+        for text in sent:
+            wire.send(text)
+        assert wire.queued() > 0, "the buffer never filled: the test proves nothing"
+        reader = threading.Thread(target=lambda: got.append(wire.read(timeout=1.0)))
+        reader.start()
+        while reader.is_alive():
+            gevent.sleep(0.01)  # the writer greenlet runs
+        assert _decode(got[0]) == ["4" + text for text in sent]
+        assert wire.queued() == 0
+    finally:
+        wire.client.close()  # the handler reads the end of the stream and closes the socket
+        handler.join(timeout=5)
+        wire.connection.close()
+    assert handler.dead and getattr(wire.socket, writethrough.WebSocketWSGI.ATTRIBUTE) is None
 
 
 def test_a_dead_connection_leaves_the_packet_to_engine_ios_writer(wire: Wire) -> None:
