@@ -125,8 +125,7 @@ def test_a_push_is_framed_once_for_every_socket_of_a_room() -> None:
     frame = writethrough.frame_of(pkt)
     first, second = Wire(), Wire()
     try:
-        for w in (first, second):
-            w.server = first.server  # two sockets of one server, as in a room
+        for w in (first, second):  # two sockets of one server, as in a room
             first.server.sockets[w.sid + str(id(w))] = w.socket
             first.server.send_packet(w.sid + str(id(w)), pkt)
         assert first.read() == second.read() == frame
