@@ -646,6 +646,22 @@ def current_team(game_id: str) -> str | None:
     return info.subject if info is not None else None
 
 
+def credential(game_id: str, role_kind: str) -> TokenInfo | None:
+    """Return the token that gives this browser a role in a game, read as the role was; None for no token.
+
+    A referee's is the server referee token, else the game's referee link; a team's or a
+    player's is its phone's. A pilot's slip and a watcher hold none. Revoking it takes the
+    role away (referee.web.live looks for revoked ones every few seconds).
+    """
+    if role_kind == "referee":
+        return _cookie_token(SERVER_REFEREE_COOKIE, TokenKind.REFEREE, None) or _cookie_token(
+            cookie_name(TokenKind.GAME_REFEREE, game_id), TokenKind.GAME_REFEREE, game_id
+        )
+    if role_kind in ("team", "player"):
+        return _cookie_token(cookie_name(TokenKind.DEVICE, game_id), TokenKind.DEVICE, game_id)
+    return None
+
+
 def current_device_id(game_id: str) -> str | None:
     """Return the id of this browser's joined device in a game, or None."""
     info = _cookie_token(cookie_name(TokenKind.DEVICE, game_id), TokenKind.DEVICE, game_id)

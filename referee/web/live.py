@@ -34,7 +34,7 @@ from referee.rules.errors import RulesError
 from referee.rules.events import PUBLIC, Role
 from referee.store import GameNotFound, StoreError, reading
 from referee.web import changes, modes, playing, senders
-from referee.web.auth import current_device_id
+from referee.web.auth import TOUCH_EVERY, TokenInfo, credential, current_device_id, touch_token
 from referee.web.extensions import MALFORMED_EVENT, db, socketio, store_of
 from referee.web.i18n import current_lang, said, say
 
@@ -49,16 +49,20 @@ _sockets: dict[str, tuple[str, Role, str]] = {}
 _rooms: dict[str, dict[tuple[Role, str], int]] = {}
 # sid -> the joined phone (device id) behind a team socket, so revoking the phone cuts it off.
 _devices: dict[str, str] = {}
-# sid -> who may act on it: (game id, slip, role, when settled), from the resync's cookies or slip.
-# The role a projector window asked to see (`as: public`) is not this one: its browser's is.
-_acting: dict[str, tuple[str, str | None, Role, float]] = {}
+# sid -> who may act on it: (game id, slip, role), from the resync's cookies or slip, for as long
+# as the socket lives. The role a projector window asked to see (`as: public`) is not this one:
+# its browser's is.
+_acting: dict[str, tuple[str, str | None, Role]] = {}
+# sid -> the token that gave it that role (a referee's link, a phone's token), while it may act.
+# The round clock looks for revoked ones (`disconnect_revoked`), so an entry reads nothing.
+_credentials: dict[str, TokenInfo] = {}
+# Sockets that acted since the round clock last looked: their tokens are marked as seen.
+_acted: set[str] = set()
+# token id -> when this process last marked it as seen (`touch_token`).
+_touched: dict[int, float] = {}
 # Phones revoked on this process: their sockets may not act even before the disconnect lands.
 _revoked: set[str] = set()
 _lock = threading.Lock()
-
-# Seconds a socket acts with the role settled at its resync before its cookies are read again:
-# a referee link revoked by another process (`referee tokens revoke`) stops acting within this.
-ROLE_TTL = 2.0
 
 # A token bucket per socket: a phone's burst of queued entries passes, a flood does not.
 RATE_PER_SECOND = 10.0
@@ -405,6 +409,7 @@ def on_resync(data: Any = None) -> dict[str, Any]:
             role = PUBLIC
         lang = current_lang()
         device = current_device_id(game_id) if acting.kind in ("team", "player") else None
+        token = None if slip else credential(game_id, acting.kind)
         with _lock:
             old = _sockets.get(sid)
             _sockets[sid] = (game_id, role, lang)
@@ -412,7 +417,11 @@ def on_resync(data: Any = None) -> dict[str, Any]:
                 _leave(old)
                 rooms = _rooms.setdefault(game_id, {})
                 rooms[(role, lang)] = rooms.get((role, lang), 0) + 1
-            _acting[sid] = (game_id, slip, acting, time.monotonic())
+            _acting[sid] = (game_id, slip, acting)
+            if token is not None:
+                _credentials[sid] = token
+            else:
+                _credentials.pop(sid, None)
             if device:
                 _devices[sid] = device
             else:
@@ -507,15 +516,16 @@ def _act(game_id: str, role: Role, device: str | None, data: dict[str, Any]) -> 
 
 def _settled_actor(sid: str, game_id: str, slip: str | None) -> tuple[Role, str | None] | None:
     """Return who acts on a socket, and its phone, as settled at resync; None when it must be read again."""
-    now = time.monotonic()
     with _lock:
         settled = _acting.get(sid)
         device = _devices.get(sid)
         revoked = device is not None and device in _revoked
+        if settled is not None and sid in _credentials:
+            _acted.add(sid)
     if revoked:
         # Revoked here a moment ago: the disconnect may not have landed yet.
         return PUBLIC, None
-    if settled is not None and settled[0] == game_id and settled[1] == slip and now - settled[3] < ROLE_TTL:
+    if settled is not None and settled[0] == game_id and settled[1] == slip:
         return settled[2], device
     return None
 
@@ -523,26 +533,17 @@ def _settled_actor(sid: str, game_id: str, slip: str | None) -> tuple[Role, str 
 def _actor(sid: str, game_id: str, slip: str | None) -> tuple[Role, str | None]:
     """Return who acts on a socket, and its phone: as settled at resync, else read again (in a request context).
 
-    The settled role is used for the game and slip it was settled for, for ROLE_TTL seconds;
-    then the cookies are read again, and a socket whose role changed (its link revoked
-    elsewhere) is cut off: it listens in the room of a role it no longer has.
+    The settled role is used for the game and slip it was settled for, for as long as the
+    socket lives: a token revoked anywhere cuts the socket off within REVOKED_EVERY seconds
+    (`disconnect_revoked`), one revoked here at once. An entry for another game or slip is
+    read again from the cookies.
     """
     known = _settled_actor(sid, game_id, slip)
     if known is not None:
         return known
-    with _lock:
-        settled = _acting.get(sid)
+    # Not the game or slip this socket listens to (or it was cut off a moment ago): read per entry.
     role = playing.role_of(game_id, slip, playing.load_any_state(game_id))
     device = current_device_id(game_id) if role.kind in ("team", "player") else None
-    if settled is None or settled[0] != game_id or settled[1] != slip:
-        return role, device  # not the game or slip this socket listens to: read per action, as sent
-    if role != settled[2]:
-        with _lock:
-            _acting.pop(sid, None)
-        socketio.server.disconnect(sid, namespace="/")
-        return PUBLIC, None
-    with _lock:
-        _acting[sid] = (game_id, slip, role, time.monotonic())
     return role, device
 
 
@@ -573,6 +574,8 @@ def on_disconnect(*_args: Any) -> None:
         _buckets.pop(request.sid, None)  # type: ignore[attr-defined]
         _devices.pop(request.sid, None)  # type: ignore[attr-defined]
         _acting.pop(request.sid, None)  # type: ignore[attr-defined]
+        _credentials.pop(request.sid, None)  # type: ignore[attr-defined]
+        _acted.discard(request.sid)  # type: ignore[attr-defined]
 
 
 def _leave(settled: tuple[str, Role, str] | None) -> None:
@@ -621,20 +624,73 @@ _REVOKED_AMONG = (
 )
 
 
-def disconnect_revoked(app: Flask) -> int:
-    """Close this process's sockets of phones revoked anywhere; return how many were closed.
+# The tokens among some that were revoked (a referee link by `referee tokens revoke`, say).
+_REVOKED_TOKENS = select(tokens_t.c.id).where(
+    tokens_t.c.id.in_(bindparam("tokens", expanding=True)), tokens_t.c.revoked_at.is_not(None)
+)
 
-    Revoking a phone closes its sockets on the process that took the request at once; with
-    several processes, each one finds its own sockets of revoked phones here (the round clock
-    calls it every few seconds).
+
+def disconnect_revoked(app: Flask) -> int:
+    """Close this process's sockets whose phone or token was revoked anywhere; return how many were closed.
+
+    Revoking a phone closes its sockets on the process that took the request at once; a token
+    revoked by another process (`referee tokens revoke`, or another server process) is found
+    here: the round clock calls this every REVOKED_EVERY seconds, so an entry never reads its
+    role again. A socket cut off listened in the room of a role it no longer has.
     """
     with _lock:
         devices = sorted(set(_devices.values()))
-    if not devices:
+        held = {sid: info.id for sid, info in _credentials.items() if _app_of(sid) is app}
+    tokens = sorted(set(held.values()))
+    if not devices and not tokens:
         return 0
     with app.app_context(), reading(db.engine) as conn:
-        revoked = conn.execute(_REVOKED_AMONG, {"devices": devices}).scalars().all()
-    return sum(disconnect_device(str(d)) for d in revoked)
+        revoked = conn.execute(_REVOKED_AMONG, {"devices": devices}).scalars().all() if devices else []
+        gone = set(conn.execute(_REVOKED_TOKENS, {"tokens": tokens}).scalars().all()) if tokens else set()
+    with _lock:
+        # A phone's own token revoked: its sockets are closed with the phone, and counted once.
+        phones = {sid for sid, device in _devices.items() if device in revoked}
+    closed = sum(disconnect_device(str(d)) for d in revoked)
+    with _lock:
+        sids = [sid for sid, token in held.items() if token in gone and sid not in phones]
+        for sid in sids:
+            _acting.pop(sid, None)  # its next entry reads its role again, and finds none
+            _credentials.pop(sid, None)
+    for sid in sids:
+        socketio.server.disconnect(sid, namespace="/")
+    return closed + len(sids)
+
+
+def _app_of(sid: str) -> Flask | None:
+    """Return the app a socket of this process belongs to (token ids are one database's: tests run several)."""
+    environ = socketio.server.get_environ(sid)
+    return environ.get("flask.app") if environ else None
+
+
+def mark_seen(app: Flask, now: float | None = None) -> int:
+    """Mark the tokens of sockets that acted since the last call as seen; return how many were written.
+
+    Each token at most once every TOUCH_EVERY seconds, as a page's request does: the referee's
+    list of phones says when a phone was last seen once it is gone.
+    """
+    now = time.time() if now is None else now
+    with _lock:
+        acted = [sid for sid in _acted if sid in _credentials and _app_of(sid) is app]
+        _acted.difference_update(acted)
+        due = {_credentials[sid].id: _credentials[sid] for sid in acted}
+        live = {info.id for info in _credentials.values()}
+        for token_id in [t for t in _touched if t not in live]:
+            del _touched[token_id]
+    written = 0
+    for token_id, info in due.items():
+        last = _touched.get(token_id, info.last_seen_at if info.last_seen_at is not None else -math.inf)
+        if now - last < TOUCH_EVERY:
+            continue
+        with app.app_context():
+            touch_token(db.engine, info, force=True)
+        _touched[token_id] = now
+        written += 1
+    return written
 
 
 def end_rounds_on_time(app: Flask, now: float | None = None) -> list[str]:
@@ -679,7 +735,7 @@ def expire_idle_games(app: Flask, now: float | None = None) -> list[str]:
     return expired
 
 
-# Seconds between two looks for sockets of phones revoked on another process.
+# Seconds between two looks for sockets whose phone or token was revoked on another process.
 REVOKED_EVERY = 2.0
 # Seconds between two sweeps for idle Battleship games.
 EXPIRE_EVERY = 60.0
@@ -716,6 +772,7 @@ def start_round_clock(app: Flask, longest: float = REVOKED_EVERY, stop: threadin
                 end_rounds_on_time(app, now)
                 if now >= next_revoked:
                     disconnect_revoked(app)
+                    mark_seen(app, now)
                     next_revoked = now + REVOKED_EVERY
                 if now >= next_expire:
                     expire_idle_games(app, now)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from typing import Any
 
 import pytest
@@ -362,16 +363,25 @@ def test_the_clock_closes_the_sockets_of_phones_revoked_by_another_process(
         conn.execute(Device.__table__.update().where(Device.__table__.c.id == arena.device_a).values(revoked_at=1.0))
     assert live.disconnect_revoked(app) == 1
     assert not team.is_connected() and found["team:B:cs"].sock.is_connected()
+    # A phone's token revoked elsewhere (`referee tokens revoke`): its socket is closed, and counted, once.
+    from referee.web.auth import TokenKind, list_tokens, revoke_token
+
+    others = [t for t in list_tokens(engine_of(app), kinds=(TokenKind.DEVICE,)) if t.game_id == arena.gid]
+    for token in others:
+        revoke_token(engine_of(app), token.id)
+    assert live.disconnect_revoked(app) == 1
+    assert not found["team:B:cs"].sock.is_connected() and found["referee:cs"].sock.is_connected()
+    assert live.disconnect_revoked(app) == 0
 
 
-def test_a_referee_link_revoked_elsewhere_stops_acting_once_its_role_is_read_again(
+def test_a_referee_link_revoked_elsewhere_is_cut_off_by_the_clock_and_no_entry_reads_its_role(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from referee.web.auth import TokenKind, list_tokens, revoke_token
     from referee.web.extensions import engine_of
 
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
-    referee = found["referee:cs"].sock
+    referee, team = found["referee:cs"].sock, found["team:A:en"].sock
     reads: list[str] = []
     real_role_of = games_module.role_of
     monkeypatch.setattr(games_module, "role_of", lambda *a: reads.append("role") or real_role_of(*a))
@@ -379,13 +389,57 @@ def test_a_referee_link_revoked_elsewhere_stops_acting_once_its_role_is_read_aga
         "action", {"game": arena.gid, "client_id": "v0", "action": {"type": "pause_timer"}}, callback=True
     )
     assert ack["ok"] and reads == [], "the role settled at resync acts, not read again per action"
+    assert live.disconnect_revoked(app) == 0 and referee.is_connected()  # every token in good standing
     for token in list_tokens(engine_of(app), kinds=(TokenKind.REFEREE,)):
         revoke_token(engine_of(app), token.id)  # as `referee tokens revoke` does, from another process
-    monkeypatch.setattr(live, "ROLE_TTL", 0.0)
-    ack = referee.emit(
+    assert live.disconnect_revoked(app) == 1
+    assert not referee.is_connected() and team.is_connected()
+    with app.app_context():
+        before = store_of(app).load(arena.gid)[1]
+    # A browser that comes back with the revoked link is a watcher: its entries change nothing.
+    again = socketio.test_client(app, flask_test_client=arena.referee)
+    view = again.emit("resync", {"game": arena.gid}, callback=True)
+    assert view["ok"] and view["view"]["role"] == "public", view
+    refused = again.emit(
         "action", {"game": arena.gid, "client_id": "v1", "action": {"type": "resume_timer"}}, callback=True
     )
-    assert reads == ["role"] and not ack.get("ok") and not referee.is_connected()
+    assert refused == live.WATCHERS_CANNOT_ACT
+    with app.app_context():
+        assert store_of(app).load(arena.gid)[1] == before
+
+
+def test_the_clock_marks_the_tokens_of_sockets_that_acted_as_seen_once_a_minute(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An entry reads nothing, so the phone's "last seen" in the referee's list is written by the clock.
+    from referee.web.auth import TOUCH_EVERY, TokenKind, list_tokens
+    from referee.web.extensions import engine_of
+
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    team = found["team:A:en"].sock
+
+    def seen() -> dict[int, float | None]:
+        return {t.id: t.last_seen_at for t in list_tokens(engine_of(app), kinds=(TokenKind.DEVICE,))}
+
+    def act(n: int) -> None:
+        ack = team.emit(
+            "action", {"game": arena.gid, "client_id": f"s{n}", "action": {"type": "pause_timer"}}, callback=True
+        )
+        assert ack["ok"] is False and ack["error"] != "forbidden", ack  # the referee's to take, but a team's entry
+
+    before = seen()
+    later = time.time() + 10 * TOUCH_EVERY
+    assert live.mark_seen(app, later) == 0, "no socket acted: nothing to mark"
+    act(1)
+    assert live.mark_seen(app, later) == 1
+    after = seen()
+    changed = [t for t in after if after[t] != before[t]]
+    assert len(changed) == 1 and after[changed[0]] == pytest.approx(later)
+    act(2)
+    assert live.mark_seen(app, later + 1.0) == 0, "at most once a minute per token"
+    assert live.mark_seen(app, later + TOUCH_EVERY) == 0, "nothing acted since"
+    act(3)
+    assert live.mark_seen(app, later + TOUCH_EVERY) == 1
 
 
 def test_an_entry_is_running_while_it_acts_and_pushes_and_not_after(
@@ -433,12 +487,18 @@ def test_a_settled_socket_acts_without_a_request_context_and_hears_refusals_in_i
         "action", {"game": arena.gid, "action": {"type": "pause_timer"}}, callback=True
     )
     assert watcher == live.WATCHERS_CANNOT_ACT
-    # Past ROLE_TTL the role is read again from the cookies, in a request context, and still acts.
-    monkeypatch.setattr(live, "ROLE_TTL", 0.0)
+    # An entry with a slip this socket did not resync with is read as that slip's pilot, in a
+    # request context (the slip is checked, its language is the socket's).
+    pilot = {"game": arena.gid, "slip": arena.slips["1A1"], "client_id": "q2", "action": {"type": "resume_timer"}}
+    ack = referee.emit("action", pilot, callback=True)
+    assert ack["error"] == "not_your_turn" and ack["message"] == "tohle smí jen rozhodčí", ack
+    assert contexts[-1] is True
+    forged = referee.emit("action", {**pilot, "slip": arena.slips["1A1"][:-2] + "xx"}, callback=True)
+    assert forged["ok"] is False and forged["error"] == "forbidden", forged
     ack = referee.emit(
-        "action", {"game": arena.gid, "client_id": "q2", "action": {"type": "resume_timer"}}, callback=True
+        "action", {"game": arena.gid, "client_id": "q3", "action": {"type": "resume_timer"}}, callback=True
     )
-    assert ack["ok"] and contexts[-1] is True, ack
+    assert ack["ok"] and contexts[-1] is False, "the socket's own game and role are still settled"
 
 
 NODE_CHANGES = r"""
