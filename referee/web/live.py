@@ -53,13 +53,14 @@ _devices: dict[str, str] = {}
 # as the socket lives. The role a projector window asked to see (`as: public`) is not this one:
 # its browser's is.
 _acting: dict[str, tuple[str, str | None, Role]] = {}
-# sid -> the token that gave it that role (a referee's link, a phone's token), while it may act.
+# sid -> the token that gave it that role (a referee's link, a phone's token), while it may act,
+# with its database's key (`_database`): token ids are one database's, and tests run several.
 # The round clock looks for revoked ones (`disconnect_revoked`), so an entry reads nothing.
-_credentials: dict[str, TokenInfo] = {}
+_credentials: dict[str, tuple[int, TokenInfo]] = {}
 # Sockets that acted since the round clock last looked: their tokens are marked as seen.
 _acted: set[str] = set()
-# token id -> when this process last marked it as seen (`touch_token`).
-_touched: dict[int, float] = {}
+# (database, token id) -> when this process last marked it as seen (`touch_token`).
+_touched: dict[tuple[int, int], float] = {}
 # Phones revoked on this process: their sockets may not act even before the disconnect lands.
 _revoked: set[str] = set()
 _lock = threading.Lock()
@@ -419,7 +420,7 @@ def on_resync(data: Any = None) -> dict[str, Any]:
                 rooms[(role, lang)] = rooms.get((role, lang), 0) + 1
             _acting[sid] = (game_id, slip, acting)
             if token is not None:
-                _credentials[sid] = token
+                _credentials[sid] = (_database(), token)
             else:
                 _credentials.pop(sid, None)
             if device:
@@ -638,9 +639,11 @@ def disconnect_revoked(app: Flask) -> int:
     here: the round clock calls this every REVOKED_EVERY seconds, so an entry never reads its
     role again. A socket cut off listened in the room of a role it no longer has.
     """
+    with app.app_context():
+        key = _database()
     with _lock:
         devices = sorted(set(_devices.values()))
-        held = {sid: info.id for sid, info in _credentials.items() if _app_of(sid) is app}
+        held = {sid: info.id for sid, (database, info) in _credentials.items() if database == key}
     tokens = sorted(set(held.values()))
     if not devices and not tokens:
         return 0
@@ -661,10 +664,9 @@ def disconnect_revoked(app: Flask) -> int:
     return closed + len(sids)
 
 
-def _app_of(sid: str) -> Flask | None:
-    """Return the app a socket of this process belongs to (token ids are one database's: tests run several)."""
-    environ = socketio.server.get_environ(sid)
-    return environ.get("flask.app") if environ else None
+def _database() -> int:
+    """Return the key of the current app's database."""
+    return id(db.engine)
 
 
 def mark_seen(app: Flask, now: float | None = None) -> int:
@@ -674,21 +676,23 @@ def mark_seen(app: Flask, now: float | None = None) -> int:
     list of phones says when a phone was last seen once it is gone.
     """
     now = time.time() if now is None else now
+    with app.app_context():
+        key = _database()
     with _lock:
-        acted = [sid for sid in _acted if sid in _credentials and _app_of(sid) is app]
+        acted = [sid for sid in _acted if _credentials.get(sid, (None,))[0] == key]
         _acted.difference_update(acted)
-        due = {_credentials[sid].id: _credentials[sid] for sid in acted}
-        live = {info.id for info in _credentials.values()}
-        for token_id in [t for t in _touched if t not in live]:
-            del _touched[token_id]
+        due = {(key, info.id): info for _key, info in (_credentials[sid] for sid in acted)}
+        held = {(database, info.id) for database, info in _credentials.values()}
+        for gone in [t for t in _touched if t not in held]:
+            del _touched[gone]  # no socket holds it now
     written = 0
-    for token_id, info in due.items():
-        last = _touched.get(token_id, info.last_seen_at if info.last_seen_at is not None else -math.inf)
+    for token, info in due.items():
+        last = _touched.get(token, info.last_seen_at if info.last_seen_at is not None else -math.inf)
         if now - last < TOUCH_EVERY:
             continue
         with app.app_context():
             touch_token(db.engine, info, force=True)
-        _touched[token_id] = now
+        _touched[token] = now
         written += 1
     return written
 
