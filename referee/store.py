@@ -446,6 +446,9 @@ class Store:
         self.deadlines_moved = threading.Event()
         self.clock_wakes_at = -math.inf
         self._cache: dict[str, _Cached] = {}
+        # game id -> the seq of the newest snapshot this process wrote or read (snapshots are
+        # never deleted, so it stays a base a new one may point back to: no query to find one).
+        self._snapshot_seq: dict[str, int] = {}
         self._lock = threading.Lock()
         self._compiled: _ActionSql | None = None
 
@@ -504,6 +507,7 @@ class Store:
                 .limit(1)
             ).one_or_none()
             if snap is None:
+                self._saw_snapshot(game.id, 0)  # none yet: the first one points back to none
                 return mode, self._replayed(conn, game, mode)
             data = json.loads(snap.state)
             if data.pop(_LOG_IN_EVENTS, False):
@@ -513,6 +517,7 @@ class Store:
             if since and not self._grown_back(conn, game.id, mode, data, since):
                 return mode, self._replayed(conn, game, mode)
             state, version = mode.state_from_dict(data), snap.seq
+            self._saw_snapshot(game.id, int(snap.seq))
         if version < game.seq:
             for row in self._events_rows(conn, game.id, version, game.seq):
                 state = mode.fold(state, self._row_to_event(mode, row))
@@ -586,12 +591,20 @@ class Store:
                 ).scalar()
             return int(found or 0)
 
-        previous = retry_busy(last)
+        with self._lock:
+            known = self._snapshot_seq.get(game_id)
+        previous = known if known is not None and known < version else retry_busy(last)
         return int(base_of(state, previous)) if previous else 0
 
     def _insert_snapshot(self, game_id: str, version: int, body: str) -> None:
         with self.engine.begin() as conn:
             conn.execute(insert(snapshots_t).values(game_id=game_id, seq=version, state=body))
+        self._saw_snapshot(game_id, version)
+
+    def _saw_snapshot(self, game_id: str, seq: int) -> None:
+        with self._lock:
+            if self._snapshot_seq.get(game_id, -1) < seq:
+                self._snapshot_seq[game_id] = seq
 
     def _remember(self, game_id: str, mode_name: str, state: Any, version: int) -> None:
         with self._lock:
@@ -604,8 +617,10 @@ class Store:
         with self._lock:
             if game_id is None:
                 self._cache.clear()
+                self._snapshot_seq.clear()
             else:
                 self._cache.pop(game_id, None)
+                self._snapshot_seq.pop(game_id, None)
 
     # -- public API ---------------------------------------------------------------------
 
@@ -658,6 +673,7 @@ class Store:
 
         retry_busy(run)
         self._remember(gid, mode_name, state, version)
+        self._saw_snapshot(gid, version if version >= self.snapshot_every else 0)
         self._deadline_stored(_deadline(mode, state))
         return Result(gid, events, state, version, mode=mode_name)
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, event, select
 
 from referee.models import Snapshot
 from referee.rules import airraid
@@ -196,3 +196,43 @@ def test_a_snapshot_left_to_the_caller_is_written_when_asked(tmp_path: Path) -> 
     store.write_snapshot(results[0])  # nothing was due
     store.write_snapshot(results[1])
     assert snapshots() == [3]
+
+
+def test_a_snapshot_finds_the_one_it_points_back_to_without_reading_the_table(tmp_path: Path) -> None:
+    # The newest snapshot this store wrote or read is remembered (none is ever deleted by it).
+    engine, store, gid, clock = narrated_game(tmp_path, 60)
+    looked: list[str] = []
+
+    def on_statement(_conn: object, _cursor: object, statement: str, *_rest: object) -> None:
+        if "max(snapshots.seq)" in statement:
+            looked.append(statement)
+
+    event.listen(engine, "before_cursor_execute", on_statement)
+
+    def play(on: Store, upto: int) -> None:
+        nonlocal clock
+        version = on.load(gid)[1]
+        while version < upto:
+            clock += 1
+            paused = on.load(gid)[0].round.timer.deadline is None
+            action = {"type": "resume_timer" if paused else "pause_timer"}
+            version = on.execute(gid, action, at=clock, by="referee").version
+
+    play(store, 100)
+    assert looked == [], "the snapshot at 100 found its base (50) in memory"
+    assert snapshots_of(engine, gid)[100]["_grown_since"] == 50
+    # A fresh store (another process, a restart) loads the game from the snapshot at 100: remembered too.
+    fresh = Store(engine, snapshot_every=50)
+    play(fresh, 200)
+    assert looked == []
+    snaps = snapshots_of(engine, gid)
+    assert snaps[150]["_grown_since"] == 100 and snaps[200]["_grown_since"] == 150
+    loads_as_replayed(engine, fresh, gid)
+    # Whatever snapshot a load starts from is the base of the next one (here 150: 200 was lost).
+    third = Store(engine, snapshot_every=50)
+    with engine.begin() as conn:
+        conn.execute(Snapshot.__table__.delete().where(Snapshot.game_id == gid, Snapshot.seq == 200))
+    play(third, 250)
+    assert looked == [] and snapshots_of(engine, gid)[250]["_grown_since"] == 150
+    loads_as_replayed(engine, third, gid)
+    event.remove(engine, "before_cursor_execute", on_statement)
