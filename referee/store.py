@@ -28,6 +28,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar, cast
 from sqlalchemy import Connection, Engine, Table, bindparam, create_engine, event, func, insert, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from referee.models import EventRow, Game, Snapshot
@@ -333,10 +334,16 @@ def is_busy_error(exc: BaseException) -> bool:
 
 
 def retry_busy(fn: Callable[[], T], *, attempts: int = 8, base_delay: float = 0.05) -> T:
-    """Call `fn`, retrying on SQLite busy errors with jittered backoff; raise StoreBusy at the end."""
+    """Call `fn`, retrying on SQLite busy errors with jittered backoff; raise StoreBusy at the end.
+
+    Every pooled connection in use for the pool's whole wait (an overloaded server) is StoreBusy
+    at once: that wait was the retry.
+    """
     for attempt in range(attempts):
         try:
             return fn()
+        except PoolTimeout as exc:
+            raise StoreBusy("every database connection stayed in use; try again") from exc
         except OperationalError as exc:
             if not is_busy_error(exc):
                 raise
@@ -399,8 +406,15 @@ def _at_head(engine: Engine) -> bool:
 
 @contextmanager
 def reading(engine: Engine) -> Iterator[Connection]:
-    """A read-only transaction: DEFERRED on SQLite, so it never takes the write lock."""
-    with engine.connect() as conn:
+    """A read-only transaction: DEFERRED on SQLite, so it never takes the write lock.
+
+    StoreBusy when no pooled connection came free within the pool's wait (an overloaded server).
+    """
+    try:
+        connection = engine.connect()
+    except PoolTimeout as exc:
+        raise StoreBusy("every database connection stayed in use; try again") from exc
+    with connection as conn:
         conn = conn.execution_options(referee_readonly=True)
         with conn.begin():
             yield conn

@@ -411,6 +411,10 @@ def on_resync(data: Any = None) -> dict[str, Any]:
         lang = current_lang()
         device = current_device_id(game_id) if acting.kind in ("team", "player") else None
         token = None if slip else credential(game_id, acting.kind)
+        if not socketio.server.manager.is_connected(sid, "/"):
+            # It went away while its role was read (a page closed, a phone out of reach): noting
+            # it now would keep a socket nobody will ever forget, its phone shown as connected.
+            return malformed("This connection is not open.")
         with _lock:
             old = _sockets.get(sid)
             _sockets[sid] = (game_id, role, lang)
@@ -429,7 +433,11 @@ def on_resync(data: Any = None) -> dict[str, Any]:
                 _devices.pop(sid, None)
         if old and old != (game_id, role, lang):
             leave_room(room_of(*old))
-        join_room(room_of(game_id, role, lang))
+        try:
+            join_room(room_of(game_id, role, lang))
+        except KeyError:  # gone after all (a threaded server's disconnect ran in between)
+            _forget(sid)
+            return malformed("This connection is not open.")
         # A push made between the first look and the join never reached this socket: the view
         # it gets is of the state as it is now, after the join (from the cache: no reread).
         state = playing.load_any_state(game_id)
@@ -570,13 +578,18 @@ def on_unknown_event(event: Any, *_args: Any) -> dict[str, Any]:
 @socketio.on("disconnect")  # type: ignore[untyped-decorator]
 def on_disconnect(*_args: Any) -> None:
     """Forget a socket that went away."""
+    _forget(request.sid)  # type: ignore[attr-defined]
+
+
+def _forget(sid: str) -> None:
+    """Forget all this process noted of a socket: its room, rate bucket, phone, role and token."""
     with _lock:
-        _leave(_sockets.pop(request.sid, None))  # type: ignore[attr-defined]
-        _buckets.pop(request.sid, None)  # type: ignore[attr-defined]
-        _devices.pop(request.sid, None)  # type: ignore[attr-defined]
-        _acting.pop(request.sid, None)  # type: ignore[attr-defined]
-        _credentials.pop(request.sid, None)  # type: ignore[attr-defined]
-        _acted.discard(request.sid)  # type: ignore[attr-defined]
+        _leave(_sockets.pop(sid, None))
+        _buckets.pop(sid, None)
+        _devices.pop(sid, None)
+        _acting.pop(sid, None)
+        _credentials.pop(sid, None)
+        _acted.discard(sid)
 
 
 def _leave(settled: tuple[str, Role, str] | None) -> None:

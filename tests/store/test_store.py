@@ -479,3 +479,26 @@ def test_an_action_that_cannot_take_the_write_lock_is_busy_and_writes_nothing(
     assert store.execute(gid, {"type": "add", "n": 1}, at=2.0, by="referee").state.total == 3
     assert _seqs(engine, gid) == [1, 2]
     engine.dispose()
+
+
+def test_a_pool_with_no_connection_free_is_busy_not_an_error(tmp_path: Path, mode: CounterMode) -> None:
+    # An overloaded server: every pooled connection stays in use for the pool's whole wait.
+    engine = make_engine(f"sqlite:///{tmp_path / 'full.sqlite3'}", pool_size=1, max_overflow=0, pool_timeout=0.05)
+    try:
+        migrate(engine)
+        store = Store(engine)
+        gid = store.create_game("counter", {"type": "create_game"}, at=1.0, by="referee").game_id
+        store.forget()  # the next load reads the database
+        held = engine.connect()
+        try:
+            with pytest.raises(StoreBusy):
+                store.load(gid)
+            with pytest.raises(StoreBusy), reading(engine):
+                pass
+            with pytest.raises(StoreBusy):
+                store.execute(gid, {"type": "add", "n": 1}, at=2.0, by="referee")
+        finally:
+            held.close()
+        assert store.load(gid)[1] == 1, "nothing was written; once a connection is free, all is as before"
+    finally:
+        engine.dispose()

@@ -442,6 +442,29 @@ def test_the_clock_marks_the_tokens_of_sockets_that_acted_as_seen_once_a_minute(
     assert live.mark_seen(app, later + TOUCH_EVERY) == 1
 
 
+def test_a_socket_gone_while_its_resync_reads_its_role_is_not_left_behind(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Under load a page can give up while its resync waits for the database: its phone must not
+    # then show as connected forever, nor its room be served views nobody reads.
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    found["team:A:en"].sock.disconnect()
+    assert arena.device_a not in live.connected_devices()
+    late = socketio.test_client(app, flask_test_client=arena.team_a)
+    real_role_of = games_module.role_of
+
+    def role_then_gone(*args: Any) -> Any:
+        role = real_role_of(*args)
+        late.disconnect()  # the page closed meanwhile
+        return role
+
+    monkeypatch.setattr(games_module, "role_of", role_then_gone)
+    late.emit("resync", {"game": arena.gid})
+    assert not late.is_connected()
+    assert arena.device_a not in live.connected_devices()
+    assert all(room[0] != Role("team", "A") for room in live._rooms.get(arena.gid, {}))
+
+
 def test_an_entry_is_running_while_it_acts_and_pushes_and_not_after(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
