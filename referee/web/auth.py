@@ -24,7 +24,7 @@ import math
 import secrets
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -103,6 +103,8 @@ class TokenInfo:
     subject: str | None
     label: str
     last_seen_at: float | None
+    digest: str = ""
+    """The token's hash: what names it across databases (tests run several), never the token."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -168,7 +170,7 @@ def find_token(
         kind = TokenKind(row.role)
     except ValueError:
         return None
-    return TokenInfo(row.id, kind, row.game_id, row.subject, row.label, row.last_seen_at)
+    return TokenInfo(row.id, kind, row.game_id, row.subject, row.label, row.last_seen_at, wanted)
 
 
 def token_max_idle() -> float | None:
@@ -662,14 +664,36 @@ def credential(game_id: str, role_kind: str) -> TokenInfo | None:
     return None
 
 
+# A token's hash -> the device joined with that token: made together and never changed, so kept
+# (a page's every load, and a storm of reconnects after a restart, read it).
+_device_of_token: OrderedDict[str, str] = OrderedDict()
+DEVICES_KEPT = 20_000
+_devices_lock = threading.Lock()
+
+
 def current_device_id(game_id: str) -> str | None:
-    """Return the id of this browser's joined device in a game, or None."""
+    """Return the id of this browser's joined device in a game, or None.
+
+    Only a token that is still good gets this far (a revoked one is no token), so a kept id
+    never outlives its phone's standing.
+    """
     info = _cookie_token(cookie_name(TokenKind.DEVICE, game_id), TokenKind.DEVICE, game_id)
     if info is None:
         return None
+    key = info.digest
+    with _devices_lock:
+        known = _device_of_token.get(key) if key else None
+    if known is not None:
+        return known
     with reading(db.engine) as conn:
         device = conn.execute(select(devices_t.c.id).where(devices_t.c.token_id == info.id)).scalar()
-    return str(device) if device is not None else None
+    if device is None or not key:
+        return None if device is None else str(device)
+    with _devices_lock:
+        _device_of_token[key] = str(device)
+        while len(_device_of_token) > DEVICES_KEPT:
+            _device_of_token.popitem(last=False)
+    return str(device)
 
 
 def require_referee(game_id: str | None = None) -> None:

@@ -667,14 +667,19 @@ def disconnect_revoked(app: Flask) -> int:
         # A phone's own token revoked: its sockets are closed with the phone, and counted once.
         phones = {sid for sid, device in _devices.items() if device in revoked}
     closed = sum(disconnect_device(str(d)) for d in revoked)
+    # Only sockets of this server: a test's app may leave its sockets' notes behind.
+    sids = [sid for sid, token in held.items() if token in gone and sid not in phones and _connected(sid)]
     with _lock:
-        sids = [sid for sid, token in held.items() if token in gone and sid not in phones]
         for sid in sids:
             _acting.pop(sid, None)  # its next entry reads its role again, and finds none
             _credentials.pop(sid, None)
     for sid in sids:
         socketio.server.disconnect(sid, namespace="/")
     return closed + len(sids)
+
+
+def _connected(sid: str) -> bool:
+    return bool(socketio.server.manager.is_connected(sid, "/"))
 
 
 def _database() -> int:
@@ -694,6 +699,7 @@ def mark_seen(app: Flask, now: float | None = None) -> int:
     with _lock:
         acted = [sid for sid in _acted if _credentials.get(sid, (None,))[0] == key]
         _acted.difference_update(acted)
+        acted = [sid for sid in acted if _connected(sid)]
         due = {(key, info.id): info for _key, info in (_credentials[sid] for sid in acted)}
         held = {(database, info.id) for database, info in _credentials.values()}
         for gone in [t for t in _touched if t not in held]:

@@ -465,6 +465,38 @@ def test_a_socket_gone_while_its_resync_reads_its_role_is_not_left_behind(
     assert all(room[0] != Role("team", "A") for room in live._rooms.get(arena.gid, {}))
 
 
+def test_a_phone_that_connects_again_finds_its_device_without_a_read(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A token's device never changes: a page's every reconnect (a restart's storm of them) reads it once.
+    from sqlalchemy import event
+
+    from referee.web.extensions import engine_of
+
+    arena, _pushes, _found = game_in_the_air(app, monkeypatch)
+    looked: list[str] = []
+
+    def on_statement(_conn: object, _cursor: object, statement: str, *_rest: object) -> None:
+        if "FROM devices" in statement:
+            looked.append(statement)
+
+    event.listen(engine_of(app), "before_cursor_execute", on_statement)
+    try:
+        again = socketio.test_client(app, flask_test_client=arena.team_a)
+        ack = again.emit("resync", {"game": arena.gid}, callback=True)
+        assert ack["ok"] and ack["view"]["role"] == "team:A", ack
+        assert looked == []
+        assert arena.device_a in live.connected_devices()
+        # Revoked, the phone's token is no token: no device, kept or not, and no team.
+        assert arena.referee.delete(f"/api/games/{arena.gid}/devices/{arena.device_a}").status_code == 200
+        third = socketio.test_client(app, flask_test_client=arena.team_a)
+        ack = third.emit("resync", {"game": arena.gid}, callback=True)
+        assert ack["ok"] and ack["view"]["role"] == "public", ack
+        assert arena.device_a not in live.connected_devices()
+    finally:
+        event.remove(engine_of(app), "before_cursor_execute", on_statement)
+
+
 def test_an_entry_is_running_while_it_acts_and_pushes_and_not_after(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
