@@ -687,12 +687,13 @@ def current_device_id(game_id: str) -> str | None:
         return known
     with reading(db.engine) as conn:
         device = conn.execute(select(devices_t.c.id).where(devices_t.c.token_id == info.id)).scalar()
-    if device is None or not key:
-        return None if device is None else str(device)
-    with _devices_lock:
-        _device_of_token[key] = str(device)
-        while len(_device_of_token) > DEVICES_KEPT:
-            _device_of_token.popitem(last=False)
+    if device is None:
+        return None
+    if key:
+        with _devices_lock:
+            _device_of_token[key] = str(device)
+            while len(_device_of_token) > DEVICES_KEPT:
+                _device_of_token.popitem(last=False)
     return str(device)
 
 
