@@ -145,6 +145,7 @@ HELD_GAMES = 256
 
 
 def _pushed_of(game_id: str) -> _Pushed:
+    global _forgotten
     with _lock:
         games: OrderedDict[str, _Pushed] = current_app.extensions.setdefault("referee.pushed", OrderedDict())
         game = games.get(game_id)
@@ -154,7 +155,20 @@ def _pushed_of(game_id: str) -> _Pushed:
         while len(games) > HELD_GAMES:
             # A game nobody has pushed to for long is forgotten: its next push sends whole views.
             games.popitem(last=False)
+            _forgotten += 1
     return game
+
+
+# Games whose pushes this process has forgotten so far (HELD_GAMES): a push's mark that moved.
+_forgotten = 0
+
+
+def _push_mark(game_id: str) -> tuple[int | None, int]:
+    """Return what moves whenever this process pushes a newer version of a game: (that version, games forgotten)."""
+    with _lock:
+        games = current_app.extensions.get("referee.pushed")
+        game = games.get(game_id) if games is not None else None
+        return (None if game is None else game.version), _forgotten
 
 
 def push_views(
@@ -402,6 +416,7 @@ def on_resync(data: Any = None) -> dict[str, Any]:
         return too_fast
     try:
         game_id, slip = _game_and_slip(data)
+        mark = _push_mark(game_id)
         state = playing.load_any_state(game_id)
         role = playing.role_of(game_id, slip, state)
         acting = role
@@ -438,9 +453,12 @@ def on_resync(data: Any = None) -> dict[str, Any]:
         except KeyError:  # gone after all (a threaded server's disconnect ran in between)
             _forget(sid)
             return malformed("This connection is not open.")
-        # A push made between the first look and the join never reached this socket: the view
-        # it gets is of the state as it is now, after the join (from the cache: no reread).
-        state = playing.load_any_state(game_id)
+        # A push made between the first look and the join never reached this socket: then the
+        # view it gets is of the state as it is now, after the join. Without a message queue
+        # every push to it is this process's own, so one that did not happen needs no reread
+        # (a storm of reconnects after a restart reads each game row once a socket, not twice).
+        if current_app.config.get("REDIS_URL") or _push_mark(game_id) != mark:
+            state = playing.load_any_state(game_id)
         return {"ok": True, "seq": state.version, "view": playing.view_of(state, role, game_id)}
     except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
         return _refusal(exc)

@@ -465,6 +465,60 @@ def test_a_socket_gone_while_its_resync_reads_its_role_is_not_left_behind(
     assert all(room[0] != Role("team", "A") for room in live._rooms.get(arena.gid, {}))
 
 
+def test_a_resync_with_no_push_meanwhile_reads_the_game_once(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A storm of reconnects after a restart: each socket's resync reads its game's row once, not twice.
+    from sqlalchemy import event
+
+    from referee.web.extensions import engine_of
+
+    arena, _pushes, _found = game_in_the_air(app, monkeypatch)
+    looked: list[str] = []
+
+    def on_statement(_conn: object, _cursor: object, statement: str, *_rest: object) -> None:
+        if "FROM games" in statement:
+            looked.append(statement)
+
+    event.listen(engine_of(app), "before_cursor_execute", on_statement)
+    try:
+        watcher = socketio.test_client(app, flask_test_client=app.test_client())
+        ack = watcher.emit("resync", {"game": arena.gid}, callback=True)
+    finally:
+        event.remove(engine_of(app), "before_cursor_execute", on_statement)
+    assert ack["ok"] and ack["view"]["role"] == "public", ack
+    assert len(looked) == 1, looked
+    assert ack["seq"] == store_of(app).load(arena.gid)[1]
+
+
+@pytest.mark.parametrize("queued", [False, True])
+def test_a_push_between_a_resyncs_first_look_and_its_join_is_in_its_answer(
+    app: Flask, monkeypatch: pytest.MonkeyPatch, queued: bool
+) -> None:
+    # The socket joins its room after its role is read: a change pushed meanwhile never reaches
+    # it, so its answer must be the view after that change, not the one read first.
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    if queued:
+        monkeypatch.setitem(app.config, "REDIS_URL", "redis://127.0.0.1:1/0")  # read again: others push too
+        monkeypatch.setattr(socketio, "emit", lambda *args, **kwargs: None)
+    referee = found["referee:cs"].sock
+    real_role_of = games_module.role_of
+    acted: list[dict[str, Any]] = []
+
+    def role_then_a_report(*args: Any) -> Any:
+        role = real_role_of(*args)
+        if not acted:
+            body = {"game": arena.gid, "client_id": "meanwhile", "action": {"type": "pause_timer"}}
+            acted.append(referee.emit("action", body, callback=True))
+        return role
+
+    monkeypatch.setattr(games_module, "role_of", role_then_a_report)
+    first = store_of(app).load(arena.gid)[1]
+    late = socketio.test_client(app, flask_test_client=app.test_client())
+    ack = late.emit("resync", {"game": arena.gid}, callback=True)
+    assert acted and acted[0]["ok"], acted
+    assert ack["ok"] and ack["seq"] == acted[0]["seq"] > first, (ack.get("seq"), acted[0], first)
+    assert ack["view"]["round"]["running"] is False
+
+
 def test_a_phone_that_connects_again_finds_its_device_without_a_read(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
