@@ -28,6 +28,8 @@ T = TypeVar("T")
 
 # The statement that takes SQLite's write lock at once (referee.store's "begin" listener).
 WRITE_BEGIN = "BEGIN IMMEDIATE"
+# The statement a read-only transaction begins with: it takes no lock and reads nothing yet.
+READ_BEGIN = "BEGIN"
 
 
 class Runner(Protocol):
@@ -57,6 +59,13 @@ class OffloadedCursor:
         if sql.startswith(WRITE_BEGIN):
             self._owner.begin_writing(lambda: self._begin(sql, parameters))
             return self
+        if sql == READ_BEGIN:
+            # A deferred BEGIN only marks the transaction open (the first read takes the lock):
+            # nothing in it waits or touches the disk, so a read costs one hop, not two.
+            self._cursor.execute(sql, parameters)
+            return self
+        if sql[:6].upper() == "PRAGMA" and "busy_timeout" in sql.lower():
+            self._owner.forget_patience()
         self._call(self._cursor.execute, sql, parameters)
         return self
 
@@ -68,7 +77,7 @@ class OffloadedCursor:
         and only a refusal costs the trip to another thread, where it waits its busy timeout.
         """
         connection = self._owner._connection
-        patience = int(connection.execute("PRAGMA busy_timeout").fetchone()[0])
+        patience = self._owner.patience()
         connection.execute("PRAGMA busy_timeout = 0")
         try:
             self._cursor.execute(sql, parameters)
@@ -127,6 +136,18 @@ class OffloadedConnection:
         object.__setattr__(self, "_gate", gate)
         object.__setattr__(self, "writing", False)
 
+    def patience(self) -> int:
+        """Return the connection's busy timeout in ms: read once, at its first write transaction.
+
+        A `PRAGMA busy_timeout` run through a cursor of this connection makes it read again
+        (`forget_patience`): a write transaction restores what was set last.
+        """
+        known: int | None = self.__dict__.get("_patience")
+        if known is None:
+            known = int(self._connection.execute("PRAGMA busy_timeout").fetchone()[0])
+            object.__setattr__(self, "_patience", known)
+        return known
+
     def begin_writing(self, begin: Callable[[], Any]) -> None:
         """Take SQLite's write lock (`begin` runs BEGIN IMMEDIATE), after this process's other writers.
 
@@ -162,6 +183,10 @@ class OffloadedConnection:
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> OffloadedCursor:
         """Run one statement on a new cursor."""
         return self.cursor().execute(sql, parameters)
+
+    def forget_patience(self) -> None:
+        """Forget the busy timeout read: it was set anew (read again at the next write transaction)."""
+        object.__setattr__(self, "_patience", None)
 
     def commit(self) -> None:
         """Commit (fsync with synchronous=FULL; a WAL checkpoint now and then)."""

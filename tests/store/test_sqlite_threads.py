@@ -58,6 +58,45 @@ def test_a_write_transaction_hops_to_the_runner_only_to_commit(
     assert runner.calls[1:] == ["execute SELECT v FROM t ORDER BY n", "fetchall"]
 
 
+def test_a_read_transaction_begins_in_place_and_hops_only_to_read(
+    conn: tuple[OffloadedConnection, CountingRunner],
+) -> None:
+    db, runner = conn
+    cur = db.cursor()
+    cur.execute("BEGIN")  # deferred: no lock, no page read until the first statement
+    assert not db.writing and db.in_transaction
+    cur.execute("SELECT count(*) FROM t")
+    assert cur.fetchone() == (0,)
+    db.commit()
+    assert runner.calls == ["execute SELECT count(*) FROM t", "commit"]
+
+
+def test_a_write_transaction_reads_the_busy_timeout_once_and_again_after_it_is_set(
+    conn: tuple[OffloadedConnection, CountingRunner],
+) -> None:
+    db, _runner = conn
+    seen: list[str] = []
+    db._connection.set_trace_callback(seen.append)
+
+    def write(value: str) -> None:
+        cur = db.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        cur.execute("INSERT INTO t (v) VALUES (?)", (value,))
+        db.commit()
+
+    def reads() -> int:
+        return sum(1 for s in seen if s.replace(" ", "").upper() == "PRAGMABUSY_TIMEOUT")
+
+    write("a")
+    write("b")
+    assert reads() == 1
+    db.cursor().execute("PRAGMA busy_timeout = 1234")
+    write("c")
+    assert reads() == 2
+    assert db.execute("PRAGMA busy_timeout").fetchall() == [(1234,)]  # given back after each write
+    assert [r[0] for r in db.execute("SELECT v FROM t ORDER BY n").fetchall()] == ["a", "b", "c"]
+
+
 def test_a_begin_waits_for_another_processs_lock_in_the_runner_with_its_busy_timeout(
     conn: tuple[OffloadedConnection, CountingRunner], tmp_path: Path
 ) -> None:
