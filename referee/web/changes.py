@@ -246,3 +246,18 @@ def _apply_list(base: Any, steps: Any) -> list[Any]:
         else:
             raise ValueError(f"not a step of a $list edit: {step!r}")
     return out
+
+
+class Encoded(dict[str, Any]):
+    """A push's message with its JSON text, made once when the push weighed it: sent as that text.
+
+    The message is still the dict it reads as (tests, the message queue, a screen's own
+    process); referee.web.realtime's packets write `text` instead of encoding it again.
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, fields: Mapping[str, Any], text: str) -> None:
+        """Hold the message's fields and their JSON text (compact, ASCII only, as a packet's is)."""
+        super().__init__(fields)
+        self.text = text

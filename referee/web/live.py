@@ -358,8 +358,12 @@ def _weighed(
     change: Any, base_version: int, version: int, known: int | None, whole: Callable[[], Any]
 ) -> tuple[str, dict[str, Any], int | None]:
     """Return the change set, or the whole view when the change would be no smaller."""
-    message = {"from": base_version, "seq": version, "changes": change}
-    size = len(json.dumps(change, separators=(",", ":")))
+    text = json.dumps(change, separators=(",", ":"))
+    size = len(text)
+    message = changes.Encoded(
+        {"from": base_version, "seq": version, "changes": change},
+        f'{{"from":{base_version},"seq":{version},"changes":{text}}}',
+    )
     # A small change set is smaller than any view; a larger one is weighed against its view, or
     # against the view's size last weighed while it is under half of that (views change slowly).
     if size <= SMALL_CHANGE or (known is not None and 2 * size < known):

@@ -16,6 +16,7 @@ from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from socketio import packet as sio_packet  # type: ignore[import-untyped]
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from referee.web.changes import Encoded
 from referee.web.extensions import MALFORMED_EVENT, socketio
 from referee.web.live import rate_limited, resend_views
 from referee.web.security import bounded_loads
@@ -87,6 +88,20 @@ class TextPacket(sio_packet.Packet):  # type: ignore[misc]
     def data_is_binary(cls, data: Any) -> bool:
         """Say no: views and acks are JSON (json.dumps would refuse bytes loudly)."""
         return False
+
+    def encode(self) -> Any:
+        """Encode the packet; a push's message whose JSON text is known (`Encoded`) is written as that text."""
+        data = self.data
+        if (
+            self.packet_type == sio_packet.EVENT
+            and self.id is None
+            and self.namespace in (None, "/")
+            and type(data) is list
+            and len(data) == 2
+            and type(data[1]) is Encoded
+        ):
+            return f"{sio_packet.EVENT}[{self.json.dumps(data[0])},{data[1].text}]"
+        return super().encode()
 
     def decode(self, encoded_packet: Any) -> int:
         """Decode an incoming packet; one that is not a well-formed event becomes a `malformed` event.

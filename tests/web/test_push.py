@@ -793,6 +793,38 @@ def test_outgoing_packets_skip_the_binary_search(app: Flask) -> None:
     assert encoded.startswith('2["view",') and '"cells"' in encoded
 
 
+def test_a_change_set_goes_out_as_the_text_it_was_weighed_as(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A push's change set is encoded once: its packet holds that text, the same JSON a packet would make."""
+    from socketio import packet as sio_packet  # type: ignore[import-untyped]
+
+    from referee.web.realtime import TextPacket
+
+    change = {"round": {"left": 61.5, "note": 'Přestávka \u2028 "quoted"'}, "log": {"$list": [[0, 1, []]]}}
+    event, message, _size = live._weighed(change, 7, 8, None, dict)
+    assert event == "changes" and isinstance(message, changes.Encoded)
+    assert message == {"from": 7, "seq": 8, "changes": change}
+    ours = TextPacket(sio_packet.EVENT, data=["changes", message]).encode()
+    plain = sio_packet.Packet(sio_packet.EVENT, data=["changes", dict(message)]).encode()
+    assert ours == plain
+    assert TextPacket(encoded_packet=ours).data == ["changes", dict(message)]
+    # The text is what goes out, not encoded again from the dict.
+    marked = changes.Encoded({"a": 1}, '{"a":1,"made":"once"}')
+    assert TextPacket(sio_packet.EVENT, data=["changes", marked]).encode() == '2["changes",{"a":1,"made":"once"}]'
+    # And on the wire of a game: every screen's changes still give its view.
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    referee = found["referee:cs"].sock
+    for n, kind in enumerate(["pause_timer", "resume_timer"]):
+        body = {"game": arena.gid, "client_id": f"e{n}", "action": {"type": kind}}
+        assert referee.emit("action", body, callback=True)["ok"]
+        if n == 0:
+            for name, screen in found.items():
+                assert [m["name"] for m in screen.take()] == ["view"], name
+    for name, screen in found.items():
+        got = screen.take()
+        assert [m["name"] for m in got] == ["changes"], name
+        assert type(got[0]["args"][0]) is dict, name  # decoded from the text, as a page reads it
+
+
 def test_the_page_applies_changes_in_order_and_resyncs_on_a_gap() -> None:
     """conn.js: changes applied to the held view in order, a gap or misfit asks a resync, answers get the view."""
     import shutil
