@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -465,25 +467,32 @@ def test_a_socket_gone_while_its_resync_reads_its_role_is_not_left_behind(
     assert all(room[0] != Role("team", "A") for room in live._rooms.get(arena.gid, {}))
 
 
-def test_a_resync_with_no_push_meanwhile_reads_the_game_once(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A storm of reconnects after a restart: each socket's resync reads its game's row once, not twice.
+@contextmanager
+def statements_reading(app: Flask, table: str) -> Iterator[list[str]]:
+    """Collect the statements run on the app's database that read FROM `table`, while in the block."""
     from sqlalchemy import event
 
     from referee.web.extensions import engine_of
 
-    arena, _pushes, _found = game_in_the_air(app, monkeypatch)
     looked: list[str] = []
 
     def on_statement(_conn: object, _cursor: object, statement: str, *_rest: object) -> None:
-        if "FROM games" in statement:
+        if f"FROM {table}" in statement:
             looked.append(statement)
 
     event.listen(engine_of(app), "before_cursor_execute", on_statement)
     try:
-        watcher = socketio.test_client(app, flask_test_client=app.test_client())
-        ack = watcher.emit("resync", {"game": arena.gid}, callback=True)
+        yield looked
     finally:
         event.remove(engine_of(app), "before_cursor_execute", on_statement)
+
+
+def test_a_resync_with_no_push_meanwhile_reads_the_game_once(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A storm of reconnects after a restart: each socket's resync reads its game's row once, not twice.
+    arena, _pushes, _found = game_in_the_air(app, monkeypatch)
+    with statements_reading(app, "games") as looked:
+        watcher = socketio.test_client(app, flask_test_client=app.test_client())
+        ack = watcher.emit("resync", {"game": arena.gid}, callback=True)
     assert ack["ok"] and ack["view"]["role"] == "public", ack
     assert len(looked) == 1, looked
     assert ack["seq"] == store_of(app).load(arena.gid)[1]
@@ -523,19 +532,8 @@ def test_a_phone_that_connects_again_finds_its_device_without_a_read(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A token's device never changes: a page's every reconnect (a restart's storm of them) reads it once.
-    from sqlalchemy import event
-
-    from referee.web.extensions import engine_of
-
     arena, _pushes, _found = game_in_the_air(app, monkeypatch)
-    looked: list[str] = []
-
-    def on_statement(_conn: object, _cursor: object, statement: str, *_rest: object) -> None:
-        if "FROM devices" in statement:
-            looked.append(statement)
-
-    event.listen(engine_of(app), "before_cursor_execute", on_statement)
-    try:
+    with statements_reading(app, "devices") as looked:
         again = socketio.test_client(app, flask_test_client=arena.team_a)
         ack = again.emit("resync", {"game": arena.gid}, callback=True)
         assert ack["ok"] and ack["view"]["role"] == "team:A", ack
@@ -547,8 +545,6 @@ def test_a_phone_that_connects_again_finds_its_device_without_a_read(
         ack = third.emit("resync", {"game": arena.gid}, callback=True)
         assert ack["ok"] and ack["view"]["role"] == "public", ack
         assert arena.device_a not in live.connected_devices()
-    finally:
-        event.remove(engine_of(app), "before_cursor_execute", on_statement)
 
 
 def test_an_entry_is_running_while_it_acts_and_pushes_and_not_after(
