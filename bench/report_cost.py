@@ -14,7 +14,7 @@ unless `--full`. Prints the min and median of six batches of 100 reports (CPU ti
 process: the machine's other work adds less to it than to wall time). With `--gap`, each report
 follows a pause, as in a real server, and the median over 100 single reports is printed: after a
 pause the processor's caches hold other work, and a report costs two to three times what it costs
-back to back (2.4-2.7 ms against 1.1 ms on the 2-core machine, 2 Dec 2026), which is the cost
+back to back (2.4-2.9 ms against 0.8-1.1 ms on the 2-core machine, 2 Dec 2026), which is the cost
 bench/fanout.py measures. For a figure that does not depend on the machine at all, count
 instructions:
 
