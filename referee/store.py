@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
@@ -90,11 +91,18 @@ class _Sql:
         compiled = stmt.compile(dialect=dialect, column_keys=column_keys)
         self.text = str(compiled)
         self.order = tuple(compiled.positiontup or ()) if compiled.positional else None
+        # The values in the statement's order, picked in C (an itemgetter of two or more names gives a tuple).
+        self._pick = itemgetter(*self.order) if self.order and len(self.order) > 1 else None
         self.errors: type[Exception] = dialect.loaded_dbapi.Error
 
     def run(self, cursor: Any, values: Mapping[str, Any]) -> Any:
         """Run the statement with these values by name; return the cursor."""
-        args = values if self.order is None else tuple(values[n] for n in self.order)
+        if self.order is None:
+            args: Any = values
+        elif self._pick is not None:
+            args = self._pick(values)
+        else:
+            args = tuple(values[n] for n in self.order)
         try:
             cursor.execute(self.text, args)
         except self.errors as exc:

@@ -115,6 +115,8 @@ def _said(value: Any, translate: Callable[[str], str], lang: str) -> Any:
     if kind is dict or (kind is not list and isinstance(value, dict)):
         out = None
         for key, item in value.items():
+            if type(item) in _PLAIN:
+                continue  # most of a view: no call for each of its leaves
             new = _said(item, translate, lang)
             if new is not item:
                 if out is None:
@@ -124,6 +126,8 @@ def _said(value: Any, translate: Callable[[str], str], lang: str) -> Any:
     if kind is list or isinstance(value, list):
         changed = None
         for i, item in enumerate(value):
+            if type(item) in _PLAIN:
+                continue
             new = _said(item, translate, lang)
             if new is not item:
                 if changed is None:

@@ -231,7 +231,7 @@ def _push_views_now(game_id: str, state: Any, game: _Pushed, *, local: bool, sin
                     view = _view_or_none(mode.view_of, state, role, game_id)
                     made.rooms[(role, lang)] = view
                     event, message, size = _message(game.held.get((role, lang)), state.version, view, since, queued)
-                    socketio.emit(event, message, to=room_of(game_id, role, lang), ignore_queue=local)
+                    socketio.emit_to_rooms(event, message, [room_of(game_id, role, lang)], ignore_queue=local)
                     made.sent.append((role, lang))
                     held[(role, lang)] = (state.version, view, size)
             continue
@@ -252,7 +252,7 @@ def _push_views_now(game_id: str, state: Any, game: _Pushed, *, local: bool, sin
             made.sent.append(room)
             held[room] = (state.version, None, size)
         for event, message, to in sends.values():
-            socketio.emit(event, message, to=to[0] if len(to) == 1 else to, ignore_queue=local)
+            socketio.emit_to_rooms(event, message, to, ignore_queue=local)
     # A room not sent this push may hold anything by the next: it gets its whole view then.
     game.held = held
     game.unsaid = unsaid
@@ -802,7 +802,7 @@ def start_round_clock(app: Flask, longest: float = REVOKED_EVERY, stop: threadin
         while stop is None or not stop.is_set():
             try:
                 # While it looks, any deadline stored wakes it at once; once asleep, only a sooner one.
-                store.clock_wakes_at = -math.inf
+                store.clock_wakes_at = math.inf
                 store.deadlines_moved.clear()
                 with app.app_context():
                     due = store.earliest_deadline()
@@ -811,10 +811,14 @@ def start_round_clock(app: Flask, longest: float = REVOKED_EVERY, stop: threadin
                 store.clock_wakes_at = wake
                 # A deadline already past was not cleared by the last tick (busy, refused):
                 # look again a quarter of a second later, not in a busy loop.
-                if store.deadlines_moved.wait(wake - now if wake > now else 0.25):
+                moved = store.deadlines_moved.wait(wake - now if wake > now else 0.25)
+                if moved:
                     socketio.sleep(0)  # let the write that moved a deadline finish its pushes first
                 now = time.time()
-                end_rounds_on_time(app, now)
+                # Woken for the revoked phones with no deadline come: nothing to tick. A deadline
+                # another process stored meanwhile is found by the next look, a moment later.
+                if moved or (due is not None and due <= now):
+                    end_rounds_on_time(app, now)
                 if now >= next_revoked:
                     disconnect_revoked(app)
                     mark_seen(app, now)

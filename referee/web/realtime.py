@@ -201,6 +201,12 @@ def init_app(app: Flask) -> None:
         max_http_buffer_size=int(app.config["SOCKETIO_MAX_HTTP_BUFFER_SIZE"]),
         manage_session=False,
         serializer=TextPacket,
+        # A socket's events run in the greenlet (or thread) that reads it, one after the other,
+        # not each in one spawned for it: a report then costs no new greenlet with its own
+        # stack (mapped, faulted in and unmapped again), and a flood from one socket waits for
+        # its own handler instead of piling up handlers side by side. No handler waits for
+        # anything its own socket would have to read (Socket.IO's `call`).
+        async_handlers=False,
     )
     app.session_interface = SessionsOffTheSocket()
     # Each Socket.IO event runs in a request context made from its connection's environ. With no

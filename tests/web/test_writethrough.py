@@ -18,6 +18,7 @@ import engineio  # type: ignore[import-untyped]
 import gevent  # type: ignore[import-untyped]
 import gevent.socket  # type: ignore[import-untyped]
 import pytest
+import socketio  # type: ignore[import-untyped]
 from engineio import packet as eio_packet
 from engineio.socket import Socket  # type: ignore[import-untyped]
 from geventwebsocket.websocket import Stream, WebSocket  # type: ignore[import-untyped]
@@ -57,16 +58,19 @@ def _decode(stream: bytes) -> list[str]:
 class Wire:
     """An Engine.IO server in gevent mode with one websocket session, as after a websocket upgrade."""
 
-    def __init__(self, send_buffer: int | None = None) -> None:
-        self.server = engineio.Server(async_mode="gevent")
-        assert writethrough.install(self.server)
+    def __init__(self, send_buffer: int | None = None, server: Any = None, sid: str = "s1") -> None:
+        """A websocket session `sid` of `server` (default: a new server of its own, writing through)."""
+        if server is None:
+            server = engineio.Server(async_mode="gevent")
+            assert writethrough.install(server)
+        self.server = server
         ours, theirs = socket.socketpair()
         if send_buffer:
             ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
             theirs.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, send_buffer)
         self.client = theirs
         self.connection = gevent.socket.socket(fileno=ours.detach())
-        self.sid = "s1"
+        self.sid = sid
         self.socket = Socket(self.server, self.sid)
         self.socket.connected = self.socket.upgraded = True
         self.socket.last_ping = None  # its ping answered
@@ -223,3 +227,39 @@ def test_only_a_gevent_server_with_gevent_websocket_writes_through() -> None:
     threaded = engineio.Server(async_mode="threading")
     assert not writethrough.install(threaded)
     assert not isinstance(threaded.send_packet, writethrough.WriteThrough)
+
+
+def test_an_event_to_rooms_reaches_each_of_their_sockets_once() -> None:
+    sio = socketio.Server(async_mode="gevent")
+    assert writethrough.install(sio.eio)
+    wires = {name: Wire(server=sio.eio, sid=name) for name in ("a", "b", "c", "d")}
+    try:
+        sids = {name: sio.manager.connect(name, "/") for name in wires}
+        for name, rooms in {"a": ["r1"], "b": ["r1", "r2"], "c": ["r2"], "d": ["r3"]}.items():
+            for room in rooms:
+                sio.manager.enter_room(sids[name], "/", room)
+        assert writethrough.emit(sio, "changes", {"seq": 2}, ["r1", "r2"])
+        for name in "abc":  # b listens in both rooms: one packet
+            assert _decode(wires[name].read()) == ['42["changes",{"seq":2}]'], name
+        assert wires["d"].read() == b""
+        # A socket that cannot take it now still gets it, queued for its writer, in order.
+        wires["a"].socket.last_ping = 1e18
+        assert writethrough.emit(sio, "changes", {"seq": 3}, ["r1"])
+        assert wires["a"].queued() == 1 and wires["a"].read() == b""
+        assert _decode(wires["b"].read()) == ['42["changes",{"seq":3}]']
+        assert writethrough.emit(sio, "changes", {"seq": 4}, ["nobody's room"])
+    finally:
+        for w in wires.values():
+            w.close()
+
+
+def test_an_event_to_rooms_is_left_to_socket_io_where_others_may_hold_the_sockets() -> None:
+    threaded = socketio.Server(async_mode="threading")  # no write-through
+    assert not writethrough.emit(threaded, "changes", {"seq": 1}, ["r1"])
+
+    class Queue(socketio.Manager):  # type: ignore[misc]
+        """A manager of sockets on other processes too (a message queue's)."""
+
+    queued = socketio.Server(async_mode="gevent", client_manager=Queue())
+    assert writethrough.install(queued.eio)
+    assert not writethrough.emit(queued, "changes", {"seq": 1}, ["r1"])
