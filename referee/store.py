@@ -467,6 +467,9 @@ class Store:
         # resumed five minutes from its end does not wake it.
         self.deadlines_moved = threading.Event()
         self.clock_wakes_at = -math.inf
+        # The soonest deadline a write here stored since the clock last set this to infinity (as
+        # it looks): one stored while it looked may be missing from what its look read.
+        self.soonest_stored = math.inf
         self._cache: dict[str, _Cached] = {}
         # game id -> the seq of the newest snapshot this process wrote or read (snapshots are
         # never deleted, so it stays a base a new one may point back to: no query to find one).
@@ -914,7 +917,11 @@ class Store:
             return [r.id for r in conn.execute(_DUE_GAMES, {"now": now})]
 
     def _deadline_stored(self, deadline: float | None) -> None:
-        if deadline is not None and deadline < self.clock_wakes_at:
+        if deadline is None:
+            return
+        if deadline < self.soonest_stored:
+            self.soonest_stored = deadline
+        if deadline < self.clock_wakes_at:
             self.deadlines_moved.set()
 
     def earliest_deadline(self) -> float | None:

@@ -801,14 +801,19 @@ def start_round_clock(app: Flask, longest: float = REVOKED_EVERY, stop: threadin
         next_revoked, next_expire = now + REVOKED_EVERY, now + EXPIRE_EVERY
         while stop is None or not stop.is_set():
             try:
-                # While it looks, any deadline stored wakes it at once; once asleep, only a sooner one.
-                store.clock_wakes_at = math.inf
+                # While it looks, a deadline stored only wakes it if sooner than the wake it then
+                # plans (the look may have read before that write): once asleep, only a sooner one.
+                # Not any deadline: at fifty reports a second some write always lands in a look.
+                store.clock_wakes_at = -math.inf
+                store.soonest_stored = math.inf
                 store.deadlines_moved.clear()
                 with app.app_context():
                     due = store.earliest_deadline()
                 now = time.time()
                 wake = min(next_revoked, next_expire, now + longest, due if due is not None else now + longest)
                 store.clock_wakes_at = wake
+                if store.soonest_stored < wake:
+                    store.deadlines_moved.set()
                 # A deadline already past was not cleared by the last tick (busy, refused):
                 # look again a quarter of a second later, not in a busy loop.
                 moved = store.deadlines_moved.wait(wake - now if wake > now else 0.25)

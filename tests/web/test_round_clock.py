@@ -138,3 +138,34 @@ def test_a_deadline_stored_while_the_clock_looks_wakes_it(app: Flask, monkeypatc
     finally:
         stop.set()
         store.deadlines_moved.set()
+
+
+def test_deadlines_stored_while_the_clock_looks_wake_it_only_if_sooner(app: Flask, monkeypatch: Any) -> None:
+    monkeypatch.setattr(live, "REVOKED_EVERY", 60.0)
+    referee = referee_client(app)
+    gid = airborne_game(app, referee)
+    due = next(a for a in referee.get(f"/api/games/{gid}/view").get_json()["legal"] if a["type"] == "report_dogfight")
+    assert act(referee, gid, {**due, "throws": [{"hands": ["rock", "scissors"]}]}).status_code == 200
+    store = store_of(app)
+    assert store.earliest_deadline() is not None  # the round's end, minutes away
+    real_earliest = store.earliest_deadline
+    looks: list[float] = []
+
+    def earliest() -> float | None:
+        # A busy evening: every look meets a write that stores a deadline minutes away.
+        value = real_earliest()
+        looks.append(time.time())
+        for kind in ("pause_timer", "resume_timer"):
+            assert act(referee, gid, {"type": kind}).status_code == 200
+        return value
+
+    store.earliest_deadline = earliest  # type: ignore[method-assign]
+    stop = threading.Event()
+    try:
+        live.start_round_clock(app, longest=60.0, stop=stop)
+        time.sleep(1.5)
+    finally:
+        stop.set()
+        store.deadlines_moved.set()
+    # Woken by each of them, the clock would look again at once, and again: a busy loop.
+    assert len(looks) == 1, len(looks)
