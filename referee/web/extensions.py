@@ -78,15 +78,6 @@ class GuardedSocketIO(SocketIO):  # type: ignore[misc]
         eio.on("message", _message_guard(eio.handlers["message"]))
         writethrough.install(eio)
 
-    def emit_to_rooms(self, event: str, data: dict[str, Any], rooms: list[str], *, ignore_queue: bool = False) -> None:
-        """Send one event to every socket of these rooms (once to a socket in several of them).
-
-        Written through to this process's sockets in one loop when it can (`writethrough.emit`),
-        else through Socket.IO's own emit (a message queue, the threading mode).
-        """
-        if not writethrough.emit(self.server, event, data, rooms):
-            self.emit(event, data, to=rooms[0] if len(rooms) == 1 else rooms, ignore_queue=ignore_queue)
-
 
 def _host_guard(app: Flask, connect: Callable[..., Any]) -> Callable[..., Any]:
     def guarded(eio_sid: str, environ: dict[str, Any], *args: Any) -> Any:

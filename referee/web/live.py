@@ -231,7 +231,7 @@ def _push_views_now(game_id: str, state: Any, game: _Pushed, *, local: bool, sin
                     view = _view_or_none(mode.view_of, state, role, game_id)
                     made.rooms[(role, lang)] = view
                     event, message, size = _message(game.held.get((role, lang)), state.version, view, since, queued)
-                    socketio.emit_to_rooms(event, message, [room_of(game_id, role, lang)], ignore_queue=local)
+                    socketio.emit(event, message, to=room_of(game_id, role, lang), ignore_queue=local)
                     made.sent.append((role, lang))
                     held[(role, lang)] = (state.version, view, size)
             continue
@@ -252,7 +252,7 @@ def _push_views_now(game_id: str, state: Any, game: _Pushed, *, local: bool, sin
             made.sent.append(room)
             held[room] = (state.version, None, size)
         for event, message, to in sends.values():
-            socketio.emit_to_rooms(event, message, to, ignore_queue=local)
+            socketio.emit(event, message, to=to[0] if len(to) == 1 else to, ignore_queue=local)
     # A room not sent this push may hold anything by the next: it gets its whole view then.
     game.held = held
     game.unsaid = unsaid

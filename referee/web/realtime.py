@@ -16,6 +16,7 @@ from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from socketio import packet as sio_packet  # type: ignore[import-untyped]
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from referee.web import writethrough
 from referee.web.changes import Encoded
 from referee.web.extensions import MALFORMED_EVENT, socketio
 from referee.web.live import rate_limited, resend_views
@@ -184,7 +185,11 @@ def init_app(app: Flask) -> None:
     socketio.server_options.pop("client_manager", None)
     socketio.server_options.pop("message_queue", None)
     queue_url = app.config.get("REDIS_URL") or None
-    queue: dict[str, Any] = {"message_queue": queue_url}
+    # No queue: every socket is this process's, and a push to a room is written through to them
+    # in one loop where the server writes through (gevent mode; referee.web.writethrough).
+    queue: dict[str, Any] = {"message_queue": None, "client_manager": writethrough.Manager()}
+    if queue_url:
+        queue = {"message_queue": queue_url}
     if queue_url and queue_url.startswith(("redis://", "rediss://")):
         from referee.web.queue import RedisQueue
 

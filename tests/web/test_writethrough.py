@@ -230,7 +230,7 @@ def test_only_a_gevent_server_with_gevent_websocket_writes_through() -> None:
 
 
 def test_an_event_to_rooms_reaches_each_of_their_sockets_once() -> None:
-    sio = socketio.Server(async_mode="gevent")
+    sio = socketio.Server(async_mode="gevent", client_manager=writethrough.Manager())
     assert writethrough.install(sio.eio)
     wires = {name: Wire(server=sio.eio, sid=name) for name in ("a", "b", "c", "d")}
     try:
@@ -238,28 +238,35 @@ def test_an_event_to_rooms_reaches_each_of_their_sockets_once() -> None:
         for name, rooms in {"a": ["r1"], "b": ["r1", "r2"], "c": ["r2"], "d": ["r3"]}.items():
             for room in rooms:
                 sio.manager.enter_room(sids[name], "/", room)
-        assert writethrough.emit(sio, "changes", {"seq": 2}, ["r1", "r2"])
+        sio.emit("changes", {"seq": 2}, to=["r1", "r2"])
         for name in "abc":  # b listens in both rooms: one packet
             assert _decode(wires[name].read()) == ['42["changes",{"seq":2}]'], name
         assert wires["d"].read() == b""
         # A socket that cannot take it now still gets it, queued for its writer, in order.
         wires["a"].socket.last_ping = 1e18
-        assert writethrough.emit(sio, "changes", {"seq": 3}, ["r1"])
+        sio.emit("changes", {"seq": 3}, to="r1")
         assert wires["a"].queued() == 1 and wires["a"].read() == b""
         assert _decode(wires["b"].read()) == ['42["changes",{"seq":3}]']
-        assert writethrough.emit(sio, "changes", {"seq": 4}, ["nobody's room"])
+        # Skipping a socket is Socket.IO's own emit, each packet still written through.
+        sio.emit("changes", {"seq": 4}, to="r2", skip_sid=sids["b"])
+        assert wires["b"].read() == b""
+        assert _decode(wires["c"].read()) == ['42["changes",{"seq":4}]']
+        # No room: every socket of the namespace.
+        sio.emit("changes", {"seq": 5})
+        for name in "bcd":
+            assert _decode(wires[name].read()) == ['42["changes",{"seq":5}]'], name
+        sio.emit("changes", {"seq": 6}, to="nobody's room")
+        assert all(w.read(timeout=0.05) == b"" for name, w in wires.items() if name != "a")
     finally:
         for w in wires.values():
             w.close()
 
 
-def test_an_event_to_rooms_is_left_to_socket_io_where_others_may_hold_the_sockets() -> None:
-    threaded = socketio.Server(async_mode="threading")  # no write-through
-    assert not writethrough.emit(threaded, "changes", {"seq": 1}, ["r1"])
-
-    class Queue(socketio.Manager):  # type: ignore[misc]
-        """A manager of sockets on other processes too (a message queue's)."""
-
-    queued = socketio.Server(async_mode="gevent", client_manager=Queue())
-    assert writethrough.install(queued.eio)
-    assert not writethrough.emit(queued, "changes", {"seq": 1}, ["r1"])
+def test_an_emit_is_socket_ios_own_where_the_server_does_not_write_through(monkeypatch: pytest.MonkeyPatch) -> None:
+    threaded = socketio.Server(async_mode="threading", client_manager=writethrough.Manager())
+    sid = threaded.manager.connect("e1", "/")
+    threaded.manager.enter_room(sid, "/", "r1")
+    sent: list[tuple[str, str]] = []
+    monkeypatch.setattr(threaded, "_send_eio_packet", lambda eio_sid, pkt: sent.append((eio_sid, pkt.data)))
+    threaded.emit("changes", {"seq": 1}, to="r1")
+    assert sent == [("e1", '2["changes",{"seq":1}]')]
