@@ -187,9 +187,11 @@ def init_app(app: Flask) -> None:
     queue_url = app.config.get("REDIS_URL") or None
     # No queue: every socket is this process's, and a push to a room is written through to them
     # in one loop where the server writes through (gevent mode; referee.web.writethrough).
-    queue: dict[str, Any] = {"message_queue": None, "client_manager": writethrough.Manager()}
+    queue: dict[str, Any]
     if queue_url:
         queue = {"message_queue": queue_url}
+    else:
+        queue = {"message_queue": None, "client_manager": writethrough.Manager()}
     if queue_url and queue_url.startswith(("redis://", "rediss://")):
         from referee.web.queue import RedisQueue
 
