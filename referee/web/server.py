@@ -38,9 +38,11 @@ import gevent  # type: ignore[import-untyped]
 from gevent.pywsgi import LoggingLogAdapter, WSGIServer  # type: ignore[import-untyped]
 from gevent.threadpool import ThreadPool  # type: ignore[import-untyped]
 from geventwebsocket.handler import WebSocketHandler  # type: ignore[import-untyped]
+from geventwebsocket.websocket import WebSocket as _WebSocket  # type: ignore[import-untyped]
 from werkzeug.http import parse_list_header
 
 from referee.store import SQLITE_MAX_CONNECTIONS, run_sqlite_calls_in
+from referee.web import frames
 from referee.web.logs import RedactSecrets
 
 try:
@@ -59,19 +61,23 @@ class Limits:
     websockets_per_address: int = 100
     connections_per_address: int = 200
     header_timeout: float = 10.0
+    max_message: int = 65536  # SOCKETIO_MAX_HTTP_BUFFER_SIZE: the longest websocket message taken
     proxies: int = 0  # PROXY_FIX: how many proxies' X-Forwarded-For to trust
 
     @classmethod
     def from_config(cls, config: Any) -> Limits:
-        """Read WEBSOCKETS_PER_ADDRESS, CONNECTIONS_PER_ADDRESS, HEADER_TIMEOUT and PROXY_FIX; refuse nonsense."""
+        """Read the caps, HEADER_TIMEOUT, SOCKETIO_MAX_HTTP_BUFFER_SIZE and PROXY_FIX from config; refuse nonsense."""
         limits = cls(
             websockets_per_address=int(config.get("WEBSOCKETS_PER_ADDRESS", cls.websockets_per_address)),
             connections_per_address=int(config.get("CONNECTIONS_PER_ADDRESS", cls.connections_per_address)),
             header_timeout=float(config.get("HEADER_TIMEOUT", cls.header_timeout)),
+            max_message=int(config.get("SOCKETIO_MAX_HTTP_BUFFER_SIZE", cls.max_message)),
             proxies=int(config.get("PROXY_FIX") or 0),
         )
         if limits.websockets_per_address < 1 or limits.connections_per_address < 1:
             raise ValueError("WEBSOCKETS_PER_ADDRESS and CONNECTIONS_PER_ADDRESS must be at least 1")
+        if limits.max_message < 1:
+            raise ValueError("SOCKETIO_MAX_HTTP_BUFFER_SIZE must be at least 1")
         if not 0 < limits.header_timeout <= 3600:
             raise ValueError("HEADER_TIMEOUT must be between 0 and 3600 seconds")
         return limits
@@ -143,7 +149,7 @@ class HeadersLate(BaseException):
 
 
 class Handler(WebSocketHandler):  # type: ignore[misc]
-    """gevent-websocket's handler with a header deadline and the per-address websocket cap."""
+    """gevent-websocket's handler with a header deadline, the per-address websocket cap, and our frame reader."""
 
     server: Server
     counted = False  # whether this connection is in server.connections (not once it is a websocket)
@@ -196,6 +202,14 @@ class Handler(WebSocketHandler):  # type: ignore[misc]
             return super().run_application()
         finally:
             server.websockets.give(address)
+
+    def upgrade_websocket(self) -> Any:
+        """Answer the handshake; the websocket then reads its frames as `frames.WebSocket` does."""
+        answer = super().upgrade_websocket()
+        ws = getattr(self, "websocket", None)  # none when this request is not a handshake
+        if ws is not None and type(ws) is _WebSocket:
+            ws.__class__ = frames.WebSocket  # made by gevent-websocket's handler: only its reading changes
+        return answer
 
     def _refuse_socket(self) -> None:
         self.start_response(
