@@ -8,9 +8,11 @@ from __future__ import annotations
 import secrets
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
+from operator import is_
 from typing import Any, cast
 
-from flask import Blueprint, abort, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Table, select
 
@@ -80,10 +82,76 @@ def airraid_unsaid(state: airraid.State, role: Role, game_id: str) -> dict[str, 
     """Return a role's view before translation, the referee's log rows naming the device that sent each event."""
     view: dict[str, Any] = airraid.view_for(state, Role.from_str(role), now=time.time())
     if role == REFEREE:
-        log = view.get("log", [])
-        names = device_names(game_id, [row["seq"] for row in log])
-        view["log"] = [_named_row(game_id, row, names.get(row["seq"])) for row in log]
+        view["log"] = _named_log(game_id, view.get("log", []))
     return view
+
+
+@dataclass
+class _NamedLog:
+    """The referee's log rows as a push of one game last named them."""
+
+    generation: int  # senders.generation when they were named
+    rows: list[Any]  # the core's rows
+    named: list[dict[str, Any]]
+
+
+# By (database, game): the log last named, for the games pushed to most recently.
+_named_logs: OrderedDict[tuple[int, str], _NamedLog] = OrderedDict()
+NAMED_LOGS = 256
+
+
+def _named_log(game_id: str, log: list[Any]) -> list[dict[str, Any]]:
+    """Return the log's rows naming the phone behind each: only rows new since the game's last push are named.
+
+    The core keeps a log row the same object while it is unchanged, and a push adds a row or
+    two at the end of the window: the rows it kept keep their names, unless a phone's name
+    has been read again since (senders.generation). With a message queue, names read on
+    other processes age (senders.NAMES_TTL): every row is looked up on every push, as before.
+    """
+    generation = senders.generation(game_id)
+    key = (id(db.engine), game_id)
+    known = _named_logs.get(key)
+    shared = bool(current_app.config.get("REDIS_URL"))
+    if known is not None and known.generation == generation and not shared:
+        start = _kept_from(known.rows, log)
+        if start is not None:
+            fresh = log[len(known.rows) - start :]
+            named = known.named[start:]
+            if fresh:
+                names = device_names(game_id, [row["seq"] for row in fresh])
+                named = named + [_named_row(game_id, row, names.get(row["seq"])) for row in fresh]
+            if senders.generation(game_id) == generation:  # no name was read again meanwhile
+                _remember_log(key, _NamedLog(generation, log, named))
+                return named
+    names = device_names(game_id, [row["seq"] for row in log])
+    named = [_named_row(game_id, row, names.get(row["seq"])) for row in log]
+    _remember_log(key, _NamedLog(generation, log, named))
+    return named
+
+
+# How far the log's window may have moved on between two pushes for its rows to be kept.
+MAX_SHIFT = 64
+
+
+def _kept_from(old: list[Any], new: list[Any]) -> int | None:
+    """Return where in `old` the rows `new` starts with begin (the very same objects), or None if they do not."""
+    if not old:
+        return 0
+    if not new:
+        return None
+    first = new[0]
+    for start in range(min(len(old), MAX_SHIFT)):
+        if old[start] is first:
+            kept = old[start:]
+            return start if len(kept) <= len(new) and all(map(is_, kept, new)) else None
+    return None
+
+
+def _remember_log(key: tuple[int, str], named: _NamedLog) -> None:
+    _named_logs[key] = named
+    _named_logs.move_to_end(key)
+    while len(_named_logs) > NAMED_LOGS:
+        _named_logs.popitem(last=False)
 
 
 # (game, seq) -> (the core's row, the device's name, the row naming it), the newest last.

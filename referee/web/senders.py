@@ -40,6 +40,7 @@ class _Game:
     phone_of: dict[int, str | None] = field(default_factory=dict)  # event seq -> device id (None: no phone)
     name_of: dict[str, str | None] = field(default_factory=dict)  # device id -> its name (None: unnamed)
     names_read: float = float("-inf")  # time.monotonic() of the last read of the names
+    generation: int = 0  # counts the times the names were read again or forgotten
 
 
 _games: OrderedDict[tuple[int, str], _Game] = OrderedDict()
@@ -83,6 +84,14 @@ def renamed(game_id: str) -> None:
     game = _game(game_id)
     with _lock:
         game.name_of = {}  # no phone's name is known: the next look with a phone in it reads them all
+        game.generation += 1
+
+
+def generation(game_id: str) -> int:
+    """Return a number that changes whenever a game's phone names are read again or forgotten."""
+    game = _game(game_id)
+    with _lock:
+        return game.generation
 
 
 def of_events(game_id: str, seqs: list[int]) -> dict[int, tuple[str, str | None]]:
@@ -113,6 +122,7 @@ def of_events(game_id: str, seqs: list[int]) -> dict[int, tuple[str, str | None]
             _trim(game)
             if names is not None:
                 game.name_of, game.names_read = names, now
+                game.generation += 1
     with _lock:
         out: dict[int, tuple[str, str | None]] = {}
         for seq in seqs:

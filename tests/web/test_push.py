@@ -332,6 +332,57 @@ def test_the_referees_log_names_phones_from_memory_and_hears_of_a_rename(
     assert names_shown("n4") == {"Blue"}
 
 
+def test_a_push_names_only_the_log_rows_new_since_the_last_and_keeps_the_others(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from referee.web import airraid as airraid_web
+
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    referee = found["referee:cs"]
+    asked: list[list[int]] = []
+    named_logs: list[list[Any]] = []
+    real_names, real_log = airraid_web.device_names, airraid_web._named_log
+
+    def device_names(game_id: str, seqs: list[int]) -> dict[int, str]:
+        asked.append(list(seqs))
+        return real_names(game_id, seqs)
+
+    def named_log(game_id: str, log: list[Any]) -> list[dict[str, Any]]:
+        named = real_log(game_id, log)
+        named_logs.append(named)
+        return named
+
+    monkeypatch.setattr(airraid_web, "device_names", device_names)
+    monkeypatch.setattr(airraid_web, "_named_log", named_log)
+
+    def act(n: int) -> int:
+        kind = "pause_timer" if n % 2 == 0 else "resume_timer"
+        ack = referee.sock.emit(
+            "action", {"game": arena.gid, "client_id": f"k{n}", "action": {"type": kind}}, callback=True
+        )
+        assert ack["ok"], ack
+        return int(ack["seq"])
+
+    act(0)
+    asked.clear()
+    seq = act(1)
+    assert asked == [[seq]]  # the one new row, not the whole window
+    before, after = named_logs[-2], named_logs[-1]
+    assert after[:-1] == before[-len(after) + 1 :] and all(
+        a is b for a, b in zip(after[:-1], before[-len(after) + 1 :], strict=True)
+    )
+    assert after[-1]["seq"] == seq
+    # A rename makes every row be named again, with the new name.
+    renamed = arena.referee.post(f"/api/games/{arena.gid}/devices/{arena.device_a}", json={"name": "Red phone"})
+    assert renamed.status_code == 200
+    asked.clear()
+    act(2)
+    assert len(asked[-1]) == len(named_logs[-1]) > 1
+    assert {row["device"] for row in named_logs[-1] if row.get("by") == "team:A"} == {"Red phone"}
+    referee.take()
+    assert {row["device"] for row in referee.view["log"] if row.get("by") == "team:A"} == {"Red phone"}
+
+
 def test_a_revoked_phone_cannot_act_before_its_socket_is_closed(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
     team = found["team:A:en"].sock
