@@ -19,8 +19,10 @@ whole in a `$set`. No state: `apply(base, diff(base, new)) == new`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from itertools import takewhile
+from json import encoder as json_encoder
 from operator import is_, truth
 from typing import Any
 
@@ -246,6 +248,28 @@ def _apply_list(base: Any, steps: Any) -> list[Any]:
         else:
             raise ValueError(f"not a step of a $list edit: {step!r}")
     return out
+
+
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+# The standard library's C encoder, made once: `json.dumps(value, separators=...)` makes a new
+# JSONEncoder for every call, and a push encodes a message for every room and the answer.
+_make_encoder = getattr(json_encoder, "c_make_encoder", None)  # None where _json is not built
+_encode = (
+    None
+    if _make_encoder is None
+    else _make_encoder(None, _not_json, json_encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
+)
+_fallback = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+
+
+def compact(value: Any) -> str:
+    """Return a value's JSON text as a packet carries it: no spaces, ASCII only (`json.dumps`'s, compact)."""
+    if _encode is None or isinstance(value, str):
+        return _fallback.encode(value)
+    return "".join(_encode(value, 0))
 
 
 class Encoded(dict[str, Any]):

@@ -11,7 +11,6 @@ Who sends what:
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import threading
@@ -358,7 +357,7 @@ def _weighed(
     change: Any, base_version: int, version: int, known: int | None, whole: Callable[[], Any]
 ) -> tuple[str, dict[str, Any], int | None]:
     """Return the change set, or the whole view when the change would be no smaller."""
-    text = json.dumps(change, separators=(",", ":"))
+    text = changes.compact(change)
     size = len(text)
     message = changes.Encoded(
         {"from": base_version, "seq": version, "changes": change},
@@ -369,7 +368,7 @@ def _weighed(
     if size <= SMALL_CHANGE or (known is not None and 2 * size < known):
         return "changes", message, known
     view = whole()
-    full = len(json.dumps(view, separators=(",", ":")))
+    full = len(changes.compact(view))
     if size >= full:
         return "view", {"seq": version, "view": view}, full
     return "changes", message, full

@@ -17,7 +17,7 @@ from socketio import packet as sio_packet  # type: ignore[import-untyped]
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from referee.web import writethrough
-from referee.web.changes import Encoded
+from referee.web.changes import Encoded, compact
 from referee.web.extensions import MALFORMED_EVENT, socketio
 from referee.web.live import rate_limited, resend_views
 from referee.web.security import bounded_loads
@@ -65,7 +65,12 @@ RESERVED_EVENTS = frozenset(
 class BoundedJSON:
     """Engine.IO's JSON for Socket.IO packets, refusing deep nesting before parsing (a ValueError)."""
 
-    dumps = staticmethod(engineio_json.dumps)
+    @staticmethod
+    def dumps(obj: Any, **kwargs: Any) -> str:
+        """Encode like python-socketio does (compact), with one encoder made once (`compact`)."""
+        if kwargs.get("separators") == (",", ":") and len(kwargs) == 1:
+            return compact(obj)
+        return str(engineio_json.dumps(obj, **kwargs))
 
     @staticmethod
     def loads(s: str | bytes, **kwargs: Any) -> Any:

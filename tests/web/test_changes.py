@@ -204,3 +204,15 @@ def test_the_page_applies_changes_as_the_server_makes_them(tmp_path: Path) -> No
             new,
             result,
         )
+
+
+@given(value=JSON)
+def test_compact_is_json_dumps_without_spaces(value: Any) -> None:
+    assert changes.compact(value) == json.dumps(value, separators=(",", ":"))
+    assert changes.compact(changes.Encoded({"v": value}, "")) == json.dumps({"v": value}, separators=(",", ":"))
+
+
+def test_compact_refuses_what_is_not_json() -> None:
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        changes.compact({"a": [object()]})
+    assert changes.compact(float("inf")) == "Infinity" == json.dumps(float("inf"))  # as python-socketio sends it
