@@ -1,9 +1,15 @@
-"""Count the Python function calls a server makes per report, by file and by function.
+"""Count the Python function calls (or bytecode instructions) a server makes per report, by file and function.
 
 A figure that does not move with the machine's other work, unlike CPU time. Put this folder on
 the server's path and name an output file; bench/fanout.py passes both on to the servers:
 
     COUNT_CALLS=/tmp/calls.txt PYTHONPATH=bench/count_calls \\
+        .venv/bin/python bench/fanout.py --scenario A --seconds 25
+
+With COUNT_OPS=file instead, the bytecode instructions the interpreter runs are counted (from the
+20th report on; frames begun before it, such as a socket's reading loop, are not counted):
+
+    COUNT_OPS=/tmp/ops.txt PYTHONPATH=bench/count_calls \\
         .venv/bin/python bench/fanout.py --scenario A --seconds 25
 
 Counted on the server's main thread (the event loop's, where every report is handled), from
@@ -17,11 +23,13 @@ from __future__ import annotations
 import collections
 import os
 import sys
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any
 
 # Not in bench/fanout.py itself (its referees' sockets) nor its screens' processes: servers only.
-OUT = os.environ.get("COUNT_CALLS") if not sys.argv or not sys.argv[0].endswith("fanout.py") else None
+SERVER = not sys.argv or not sys.argv[0].endswith("fanout.py")
+OUT = os.environ.get("COUNT_CALLS") if SERVER else None
+OPS_OUT = os.environ.get("COUNT_OPS") if SERVER and not OUT else None
 WARM_UP = 20
 EVERY = 200
 
@@ -59,3 +67,50 @@ if OUT:
                 _write(n)
 
     sys.setprofile(_count)  # this (main) thread's: the event loop's, where the server starts
+
+
+def _is_report(code: CodeType) -> bool:
+    return code.co_name == "on_report" or (code.co_name == "on_action" and code.co_filename.endswith("live.py"))
+
+
+if OPS_OUT:
+    _ops: collections.Counter[tuple[str, str]] = collections.Counter()
+    _seen = {"ops": 0, "reports": 0}
+
+    def _short_name(path: str) -> str:
+        return path.split("site-packages/")[-1].split(os.sep + "referee" + os.sep, 1)[-1]
+
+    def _write_ops(reports: int) -> None:
+        files: collections.Counter[str] = collections.Counter()
+        for (path, _name), count in _ops.items():
+            files[path] += count
+        with open(OPS_OUT, "a", encoding="utf-8") as out:
+            out.write(f"pid {os.getpid()} reports={reports} instructions/report={_seen['ops'] / reports:.0f}\n")
+            for path, count in files.most_common(25):
+                out.write(f"  {count / reports:8.1f}  {path}\n")
+            for (path, name), count in _ops.most_common(50):
+                out.write(f"  {count / reports:8.1f}  {path}:{name}\n")
+
+    def _instruction(frame: FrameType, event: str, _arg: Any) -> Any:
+        if event == "opcode":
+            code = frame.f_code
+            _seen["ops"] += 1
+            _ops[(_short_name(code.co_filename), code.co_name)] += 1
+        return _instruction
+
+    def _called(frame: FrameType, _event: str, _arg: Any) -> Any:
+        if _is_report(frame.f_code):
+            _seen["reports"] += 1
+            n = _seen["reports"] - WARM_UP
+            if n == 0:
+                _seen["ops"] = 0
+                _ops.clear()
+            elif n > 0 and n % EVERY == 0:
+                _write_ops(n)
+        if _seen["reports"] < WARM_UP:
+            return None  # untraced while the server starts: tracing every instruction is slow
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        return _instruction
+
+    sys.settrace(_called)
