@@ -3,7 +3,7 @@
 gevent-websocket reads a frame in pure Python twice over: it unmasks the payload a byte at a
 time, then checks that a text message is UTF-8 with a byte-at-a-time state machine, once per
 frame and again for the whole message, before decoding it, which checks the same again in C.
-For a report's hundred bytes that was more interpreter work than the rest of receiving it.
+For a report's hundred bytes that was a seventh of all the bytecode the server ran for it.
 Here a payload is unmasked as two big integers XORed, and a text message is checked once, by
 its decoding: invalid UTF-8 still closes the socket (1007).
 
@@ -11,7 +11,7 @@ gevent-websocket also reads whatever length a frame's header claims, and keeps a
 continuation frames to a message, before Engine.IO looks at the message's size: one client
 could make the server hold gigabytes. Here a frame, or a message so far, longer than the
 server takes (SOCKETIO_MAX_HTTP_BUFFER_SIZE) closes the socket before its payload is read.
-(Its close frame says no code: gevent-websocket's close writes none, for 1007 and 1002 either.)
+(The close frame carries no code: gevent-websocket's close never writes one, 1002 and 1007 alike.)
 """
 
 from __future__ import annotations
@@ -50,14 +50,14 @@ class WebSocket(_WebSocket):  # type: ignore[misc]
         return MAX_MESSAGE if limits is None else int(limits.max_message)
 
     def read_frame(self, held: int = 0) -> tuple[Any, bytes]:
-        """Read one frame: its header, then its payload (unmasked), unless `held` bytes and it are too long."""
+        """Read one frame: its header, then its payload (unmasked); refuse a data frame that with `held` is too long."""
         header = Header.decode_header(self.stream)
         if header.flags:
             raise ProtocolError("a reserved bit is set, and no extension was agreed")
         if not header.length:
             return header, b""
         most = self.max_message()
-        if header.length + held > most:
+        if header.opcode < 0x8 and header.length + held > most:  # (a control frame is at most 125 bytes)
             raise MessageTooBig(f"{header.length} bytes after {held}: over {most}")
         try:
             payload = self.raw_read(header.length)

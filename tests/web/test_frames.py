@@ -143,6 +143,15 @@ def test_a_message_of_exactly_the_limit_is_taken(pair: tuple[frames.WebSocket, s
     assert ws.receive() == "a" * 400 + "b" * 600
 
 
+def test_a_ping_inside_a_message_near_the_limit_is_answered_not_counted(
+    pair: tuple[frames.WebSocket, socket.socket],
+) -> None:
+    ws, client = pair
+    client.sendall(frame(TEXT, b"a" * 990, fin=False) + frame(PING, b"p" * 100) + frame(CONTINUATION, b"b" * 10))
+    assert ws.receive() == "a" * 990 + "b" * 10
+    assert client.recv(200) == b"\x8a\x64" + b"p" * 100
+
+
 def test_without_limits_of_its_own_a_websocket_takes_the_default() -> None:
     ours, theirs = socket.socketpair()
     try:
