@@ -169,6 +169,17 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
+def machine_times() -> tuple[int, int]:
+    """Return the machine's (stolen, all) CPU time so far, in clock ticks, from /proc/stat.
+
+    Stolen time is what the host of a virtual machine gave to others while this one wanted the
+    processor: when it is more than a few per cent, the run was not quiet, whatever the load average says.
+    """
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    # user nice system idle iowait irq softirq steal (guest time is inside user already)
+    return fields[7] if len(fields) > 7 else 0, sum(fields[:8])
+
+
 def _status(pid: int) -> tuple[int, float]:
     """Return (threads, RSS in MB) of a process from /proc."""
     try:
@@ -439,6 +450,7 @@ class Result:
     first_size: float = 0.0  # bytes of a screen's first push: its whole view
     cpu_share: float = 0.0  # the server's CPU time over the reporting time (1.0 = one core busy)
     cpu_ms_per_report: float = 0.0
+    steal_share: float = 0.0  # of the machine's CPU time while reporting, what the host took (machine_times)
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -538,8 +550,11 @@ def run_one(
     time.sleep(1.0)
     server.start_sampling()
     cpu0 = cpu_seconds(server.proc.pid)
+    stolen0, all0 = machine_times()
     t0 = time.perf_counter()
     sent, result.refused = send_reports(senders, rate, seconds, make)
+    stolen1, all1 = machine_times()
+    result.steal_share = (stolen1 - stolen0) / max(1, all1 - all0)
     result.cpu_share = (cpu_seconds(server.proc.pid) - cpu0) / (time.perf_counter() - t0)
     result.cpu_ms_per_report = (cpu_seconds(server.proc.pid) - cpu0) * 1000 / max(1, len(sent))
     time.sleep(GRACE)
@@ -683,6 +698,10 @@ def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse
     print(
         f"bytes pushed per report to one screen: {ours.mean_size:.0f} (a screen's first push, its whole view: "
         f"{ours.first_size:.0f}); the bare server sends {ours.mean_size:.0f}"
+    )
+    print(
+        "CPU time the host took from this machine while each server reported (steal; over a few per cent, "
+        "the run was not quiet): " + ", ".join(f"{r.label} {100 * r.steal_share:.1f} %" for r in results)
     )
     print(summary_line(name, ours, results[1] if len(results) > 1 else None), flush=True)
 
