@@ -21,7 +21,8 @@ mode served the same way, that broadcasts a message of the size our pushes had (
 screen got per report: change sets, after each room's first whole view) to the same rooms.
 Prints, per delivery and per report (until the last screen has it), p50/p99/max in ms, the
 missed deliveries, the server's peak threads and RSS, the bytes pushed per report to one screen,
-and ours/bare ratios; then, as the last line of each scenario, one summary line for other tools:
+ours/bare ratios, and the CPU time the host took from the machine (steal) while each server
+reported; then, as the last line of each scenario, one summary line for other tools:
 `scenario=A p50_ms=… p99_ms=… bare_p99_ms=… cpu_ms=… bare_cpu_ms=… missed=…` (per delivery;
 CPU ms per report). Needs the `bench` extra. FANOUT_SERVER_LOG=file keeps our server's output.
 """
