@@ -75,7 +75,7 @@ class Play:
         version: Any = None,
         device_id: str | None = None,
     ) -> Acted:
-        """Apply one action for a role: store it, push every audience its view, then play what follows by itself."""
+        """Apply one action for a role: store it, push its change, play what follows; answer once it is on the disk."""
         if not isinstance(action, dict):
             raise MalformedAction(Msg("action must be a JSON object with a type"))
         if client_id is not None and (not isinstance(client_id, str) or not 1 <= len(client_id) <= 64):
@@ -93,11 +93,17 @@ class Play:
             client_id=client_id,
             version=version,
             defer_snapshot=True,
+            defer_flush=True,
         )
-        pushed = self.publisher.publish(game_id, result.state, since=_since(result), device_id=device_id)
-        # The screens first: encoding a snapshot is the slowest part of the fiftieth report.
-        self.store.write_snapshot(result)
-        state = result.state if result.duplicate else self.follow(game_id, result.mode, result.state)
+        try:
+            # The screens first: they need not wait for the disk (referee.group_flush), and
+            # encoding a snapshot is the slowest part of the fiftieth report.
+            pushed = self.publisher.publish(game_id, result.state, since=_since(result), device_id=device_id)
+            self.store.write_snapshot(result)
+            state = result.state if result.duplicate else self.follow(game_id, result.mode, result.state)
+        finally:
+            # Whatever happened since, nobody is told the action was saved before it is on the disk.
+            self.store.flushed(result)
         return Acted(result, state, pushed)
 
     def random_sea(self, draft: Draft) -> list[Ship]:

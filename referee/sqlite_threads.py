@@ -30,6 +30,16 @@ T = TypeVar("T")
 WRITE_BEGIN = "BEGIN IMMEDIATE"
 # The statement a read-only transaction begins with: it takes no lock and reads nothing yet.
 READ_BEGIN = "BEGIN"
+# How a commit is made: without waiting for the disk (an action's, flushed after its push by
+# referee.group_flush), or synced at once (everything else, as `make_engine` sets it). Each only
+# sets a flag of the connection: nothing in it waits, so it never costs a trip to another thread.
+RELAXED_COMMIT = "PRAGMA synchronous=NORMAL"
+STRICT_COMMIT = "PRAGMA synchronous=FULL"
+# A relaxed commit does not checkpoint either (a checkpoint syncs both files): referee.group_flush
+# checkpoints in its own thread instead. SQLite's default threshold, in pages, is restored after.
+NO_CHECKPOINT = "PRAGMA wal_autocheckpoint=0"
+CHECKPOINT_AT = "PRAGMA wal_autocheckpoint=1000"
+_IN_PLACE = (READ_BEGIN, RELAXED_COMMIT, STRICT_COMMIT, NO_CHECKPOINT, CHECKPOINT_AT)
 
 
 class Runner(Protocol):
@@ -59,7 +69,7 @@ class OffloadedCursor:
         if sql.startswith(WRITE_BEGIN):
             self._owner.begin_writing(lambda: self._begin(sql, parameters))
             return self
-        if sql == READ_BEGIN:
+        if sql in _IN_PLACE:
             # A deferred BEGIN only marks the transaction open (the first read takes the lock):
             # nothing in it waits or touches the disk, so a read costs one hop, not two.
             self._cursor.execute(sql, parameters)
@@ -195,6 +205,17 @@ class OffloadedConnection:
             return  # nothing to commit: sqlite3 would do nothing, without a hop
         try:
             self._run(self._connection.commit)
+        finally:
+            self._done_writing()
+
+    def commit_here(self) -> None:
+        """Commit on the caller's thread: one that neither syncs nor checkpoints (RELAXED_COMMIT, NO_CHECKPOINT).
+
+        It only writes the WAL's frames to the OS and releases the lock: a trip to another
+        thread and back would cost the event loop more than that.
+        """
+        try:
+            self._connection.commit()
         finally:
             self._done_writing()
 

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar, cast
@@ -32,11 +32,20 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from referee.group_flush import GroupFlush
 from referee.models import EventRow, Game, Snapshot
 from referee.rules import modes as rules_modes
 from referee.rules.errors import GameOver, MalformedAction, Msg
 from referee.rules.events import Event
-from referee.sqlite_threads import WRITE_BEGIN, OffloadedConnection, Runner
+from referee.sqlite_threads import (
+    CHECKPOINT_AT,
+    NO_CHECKPOINT,
+    RELAXED_COMMIT,
+    STRICT_COMMIT,
+    WRITE_BEGIN,
+    OffloadedConnection,
+    Runner,
+)
 
 log = logging.getLogger(__name__)
 
@@ -247,6 +256,8 @@ class Result:
     """The game's mode, by name (as registered)."""
     snapshot_due: bool = False
     """A snapshot is due and was left to the caller (`execute(defer_snapshot=True)`)."""
+    flush_ticket: int | None = None
+    """The commit is written but not yet on the disk (`execute(defer_flush=True)`): see `flushed`."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -275,6 +286,18 @@ def make_private_sqlite_file(path: Path) -> None:
             continue
         except OSError as exc:  # not ours to change: say so rather than refuse to start
             log.warning("could not make %s private (0600): %s", each, exc)
+
+
+def _group_flush_of(engine: Engine) -> GroupFlush | None:
+    """Return the flush an action's commit may leave to after its push: SQLite on a file only.
+
+    In memory there is no disk to wait for; on PostgreSQL every commit is durable when it returns.
+    """
+    url = engine.url
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:" or url.query.get("uri"):
+        return None
+    database = str(Path(url.database).absolute())
+    return GroupFlush(database + "-wal", _sqlite_runner, database=database)
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
@@ -476,6 +499,8 @@ class Store:
         self._snapshot_seq: dict[str, int] = {}
         self._lock = threading.Lock()
         self._compiled: _ActionSql | None = None
+        self.group_flush = _group_flush_of(engine)
+        """What makes an action's commit durable after its push (`execute(defer_flush=True)`); None: at its commit."""
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -729,12 +754,15 @@ class Store:
         client_id: str | None = None,
         version: int | None = None,
         defer_snapshot: bool = False,
+        defer_flush: bool = False,
     ) -> Result:
         """Apply one action in one write transaction; dedupe by client_id; RulesError writes nothing.
 
         `version` (the state version the client saw) is handed to `mode.apply` when given, so
         the mode can refuse a stale action. `defer_snapshot`: a snapshot due now is left to the
-        caller (`write_snapshot`), who pushes the change to every screen first.
+        caller (`write_snapshot`), who pushes the change to every screen first. `defer_flush`:
+        on a SQLite file, the commit is written without waiting for the disk, and the caller
+        calls `flushed(result)` before it tells anyone the action was saved (referee.group_flush).
         """
         extra: dict[str, Any] = {} if version is None else {"version": version}
         moved: list[float | None] = [None]
@@ -803,13 +831,20 @@ class Store:
             )
             return result, mode, game
 
+        relaxed = defer_flush and self.group_flush is not None
+
         def run() -> Result:
             try:
-                with self._writing(sql) as cursor:
+                with self._writing(sql, relaxed=relaxed) as cursor:
                     result, mode, game = act(cursor, None)
             except _NeedsConnection:
                 with self.engine.begin() as conn:
                     result, mode, game = act(conn.connection.cursor(), conn)
+            if relaxed:
+                # Taken after the commit: a duplicate's original may be one not yet on the disk
+                # either, and the flush this ticket waits for begins after both were written.
+                assert self.group_flush is not None
+                result = replace(result, flush_ticket=self.group_flush.ticket())
             if result.duplicate or not result.events:
                 return result
             # Committed: only now may other threads see the new state in the cache.
@@ -827,29 +862,61 @@ class Store:
             self.forget(game_id)
             return retry_busy(run)
 
+    def flushed(self, result: Result) -> None:
+        """Return once the commit behind `result` is on the disk (at once if it was at its commit).
+
+        Raise StoreError if the disk refused the flush: the action may then be lost, and must
+        not be acknowledged.
+        """
+        if result.flush_ticket is None or self.group_flush is None:
+            return
+        try:
+            self.group_flush.wait(result.flush_ticket)
+        except OSError as exc:
+            log.error("the write-ahead log %s could not be flushed: %s", self.group_flush.path, exc)
+            raise StoreError("the change could not be saved to the disk") from exc
+
     @contextmanager
-    def _writing(self, sql: _ActionSql) -> Iterator[Any]:
+    def _writing(self, sql: _ActionSql, *, relaxed: bool = False) -> Iterator[Any]:
         """A write transaction on the driver's own connection from the pool: its cursor, committed at the end.
 
         SQLAlchemy's Connection, its transaction object and events cost an action more than its
-        statements do; the pool's connection is the same one SQLAlchemy would use.
+        statements do; the pool's connection is the same one SQLAlchemy would use. `relaxed`:
+        the commit does not wait for the disk (the caller waits in `flushed`).
         """
         connection = self.engine.raw_connection()
         try:
             cursor = connection.cursor()
+            if relaxed:
+                # SQLite takes a new safety level only between transactions.
+                cursor.execute(RELAXED_COMMIT)
+                cursor.execute(NO_CHECKPOINT)
             if sql.begin is not None:
                 sql.begin.run(cursor, {})
             try:
                 yield cursor
                 cursor.close()
                 try:
-                    connection.commit()
+                    if relaxed and isinstance(connection.driver_connection, OffloadedConnection):
+                        # Nothing in it waits for the disk: no trip to the thread pool.
+                        connection.driver_connection.commit_here()
+                    else:
+                        connection.commit()
                 except sql.game.errors as exc:
                     raise DBAPIError.instance("COMMIT", (), exc, sql.game.errors) from exc
             except BaseException:
                 connection.rollback()
                 raise
         finally:
+            if relaxed:
+                # The pool's next user (a token, a seat, a snapshot) must commit durably again;
+                # a connection that cannot be told so is not given back.
+                try:
+                    restore = connection.cursor()
+                    restore.execute(STRICT_COMMIT)
+                    restore.execute(CHECKPOINT_AT)
+                except Exception:  # noqa: BLE001 - any failure: the connection is dropped
+                    connection.invalidate()
             connection.close()
 
     def _cached(self, game: Any) -> tuple[Mode, Any] | None:

@@ -1,7 +1,8 @@
 """Games of every mode over Socket.IO: each socket gets the view of its one role, after every change.
 
 Who sends what:
-- a page sends `resync {game, seq, slip?}` on every (re)connect and gets its fresh view back;
+- a page sends `resync {game, seq, slip?}` on every (re)connect and gets its fresh view back
+  (with `reset: true` when the page holds a newer version than the log: one a power cut lost);
 - a page sends `action {game, client_id, action, slip?}` and gets `{ok, seq, events}` or a refusal
   (the sender's socket got the change of its view just before, in its room's push);
 - after every change the server pushes to each room (a role in a language) what changed in its
@@ -462,7 +463,13 @@ def on_resync(data: Any = None) -> dict[str, Any]:
         # (a storm of reconnects after a restart reads each game row once a socket, not twice).
         if current_app.config.get("REDIS_URL") or _push_mark(game_id) != mark:
             state = playing.load_any_state(game_id)
-        return {"ok": True, "seq": state.version, "view": playing.view_of(state, role, game_id)}
+        answer = {"ok": True, "seq": state.version, "view": playing.view_of(state, role, game_id)}
+        held = data.get("seq")
+        if type(held) is int and held > state.version:
+            # The page was pushed a version the log no longer has: the push goes out before the
+            # disk has the change (referee.group_flush), and a power cut lost it. Its view goes.
+            answer["reset"] = True
+        return answer
     except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
         return _refusal(exc)
 

@@ -454,3 +454,83 @@ def test_the_outbox_sends_again_when_the_server_says_not_now() -> None:
     )
     assert result.returncode == 0, result.stderr + result.stdout
     assert "outbox ok" in result.stdout
+
+
+RESET_CHECKS = r"""
+import assert from 'node:assert/strict';
+const { Connection } = await import(process.argv[1] + '/lib/conn.js');
+
+// A stand-in for the Socket.IO client whose resyncs are answered from a script; `push` plays a server push.
+function fakeIo(resyncs, box) {
+  return () => {
+    const handlers = {};
+    const socket = {
+      connected: true,
+      on(name, fn) { handlers[name] = fn; },
+      removeAllListeners() {},
+      connect() {},
+      disconnect() { socket.connected = false; },
+      timeout() {
+        return { emit(event, payload, cb) {
+          if (event === 'resync') box.asked.push(payload.seq);
+          setTimeout(() => cb(null, event === 'resync' ? resyncs.shift() : { server_time: Date.now() }), 1);
+        } };
+      },
+    };
+    box.push = (name, msg) => handlers[name](msg);
+    setTimeout(() => handlers.connect && handlers.connect(), 1);
+    return socket;
+  };
+}
+const tick = () => new Promise((r) => setTimeout(r, 20));
+const mem = new Map();
+const storage = { getItem: (k) => mem.get(k) ?? null, setItem: (k, v) => mem.set(k, v), removeItem: (k) => mem.delete(k) };
+
+for (const reset of [true, false]) {
+  const box = { asked: [] };
+  const resyncs = [{ ok: true, seq: 3, view: { n: 3 } }, { ok: true, seq: 5, view: { n: 5 }, ...(reset ? { reset } : {}) }];
+  const conn = new Connection({ game: 'g' + reset, io: fakeIo(resyncs, box), storage, pingSamples: 1 });
+  const shown = [];
+  conn.on('view', (m) => shown.push(m.view.n));
+  conn.start();
+  await tick();
+  box.push('changes', { from: 3, seq: 6, changes: { n: 6 } });
+  box.push('view', { seq: 7, view: { n: 7 } });   // pushed, then lost with the server's power
+  assert.equal(conn.lastSeq, 7);
+  conn.resync();
+  await tick();
+  assert.deepEqual(box.asked, [-1, 7]);
+  if (reset) {
+    // The server's log ends at 5: its view replaces the newer one the page held.
+    assert.equal(conn.lastSeq, 5);
+    assert.deepEqual(shown.at(-1), 5);
+    box.push('changes', { from: 5, seq: 6, changes: { n: 66 } });
+    assert.deepEqual(shown.at(-1), 66);
+    assert.equal(conn.lastSeq, 6);
+  } else {
+    // Without the server's word an older answer is one a push overtook: the page keeps its view.
+    assert.equal(conn.lastSeq, 7);
+    assert.deepEqual(shown.at(-1), 7);
+  }
+  conn.stop();
+}
+console.log('reset ok');
+"""  # noqa: E501 - JavaScript for node, one assertion a line
+
+
+def test_a_page_shown_a_push_the_server_lost_takes_the_servers_view_again() -> None:
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js not installed: conn.js's resync checks are skipped")
+    result = subprocess.run(
+        [node, "--input-type=module", "-e", RESET_CHECKS, (ROOT / "static" / "js").as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "reset ok" in result.stdout

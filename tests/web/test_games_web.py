@@ -376,6 +376,20 @@ def test_the_dashboard_shows_the_same_join_link_until_it_is_reissued(app: Flask,
     assert phone.get(links[0]).status_code == 303
 
 
+def test_a_page_ahead_of_the_log_is_told_to_take_the_servers_view(app: Flask, game: dict[str, Any]) -> None:
+    # A push goes out before the disk has its change: after a power cut the log can be behind
+    # what a page was shown, and the page must then drop its newer view (static/js/lib/conn.js).
+    sock = socketio.test_client(app, flask_test_client=game["A"])
+    now = sock.emit("resync", {"game": game["id"], "seq": 0}, callback=True)
+    assert now["ok"] and "reset" not in now
+    same = sock.emit("resync", {"game": game["id"], "seq": now["seq"]}, callback=True)
+    assert same["seq"] == now["seq"] and "reset" not in same
+    ahead = sock.emit("resync", {"game": game["id"], "seq": now["seq"] + 3}, callback=True)
+    assert ahead["reset"] is True and ahead["seq"] == now["seq"] and ahead["view"] == now["view"]
+    for junk in (True, "99", 2.5e9, None):
+        assert "reset" not in sock.emit("resync", {"game": game["id"], "seq": junk}, callback=True)
+
+
 def test_a_projector_in_the_referees_browser_gets_only_the_public_view(app: Flask, game: dict[str, Any]) -> None:
     sock = socketio.test_client(app, flask_test_client=game["referee"])
     ack = sock.emit("resync", {"game": game["id"], "seq": 0, "as": "public"}, callback=True)

@@ -21,6 +21,7 @@
 // Wire contract (see docs/frontend.md):
 //   emit  time_ping {t0}                        ack {server_time: ms}
 //   emit  resync    {game, seq}                 ack optional: a `view` or `events` payload
+//                                                  (`reset: true`: the server is behind `seq`; take its view)
 //   emit  action    {game, client_id, action}   ack {ok: true, seq, events: [...]}
 //                                                  (no view: the room's push before it brought it;
 //                                                  send() resolves with the view held at seq)
@@ -353,6 +354,9 @@ export class Connection extends EventTarget {
     this._updateStatus();
     this._emitAck('resync', { game: this.game, seq: this.lastSeq, ...this.extra }, this.ackTimeoutMs)
       .then((reply) => {
+        // The server is behind what this page was shown (a push it lost to a power cut before
+        // its disk had it): its view replaces the one held, older or not.
+        if (reply && reply.reset === true) { this._held = null; this.lastSeq = -1; this._parked = []; }
         // The server may answer in the ack or by pushing view/events.
         if (reply && Array.isArray(reply.events)) this._onEvents(reply);
         else if (reply && 'view' in reply) this._onView(reply);
