@@ -72,7 +72,9 @@ class GroupFlush:
         self.path = path
         self.database = database
         self._run = run
-        self._sync = fdatasync_file if sync is None else sync
+        self._sync = sync or (fdatasync_file if database is None else self._sync_held)
+        self._wal: Any = None
+        self._opening = threading.Lock()
         self._changed = threading.Condition(threading.Lock())
         self._started = 0
         self._finished = 0
@@ -141,11 +143,31 @@ class GroupFlush:
             with self._changed:
                 self._checkpointing = False
 
+    def _connection(self) -> sqlite3.Connection:
+        """Return this flush's own connection to the database, opened once and kept.
+
+        Its own: one of the pool's may be in a transaction on another thread. While it is open,
+        no other connection's close is the last one, which would delete the WAL (`_sync_held`).
+        """
+        assert self.database is not None
+        with self._opening:
+            if self._checkpointer is None:
+                connection = sqlite3.connect(self.database, timeout=0, check_same_thread=False)
+                connection.execute("SELECT count(*) FROM sqlite_master").fetchall()  # joins the WAL's users
+                self._checkpointer = connection
+            return self._checkpointer
+
+    def _sync_held(self, path: str) -> None:
+        """Flush the WAL through a descriptor kept open: one system call a flush, one hand-over of the GIL."""
+        if self._wal is None:
+            self._connection()
+            try:
+                self._wal = open(path, "rb", buffering=0)  # noqa: SIM115 - kept for the store's life
+            except FileNotFoundError:
+                return  # nothing written since the last close checkpointed the WAL away
+        os.fdatasync(self._wal.fileno())
+
     def _checkpoint(self) -> None:
         """Copy the WAL's frames into the database, without waiting for any reader or writer."""
-        assert self.database is not None
-        if self._checkpointer is None:
-            # Its own connection: one of the pool's may be in a transaction on another thread.
-            self._checkpointer = sqlite3.connect(self.database, timeout=0, check_same_thread=False)
-        self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        self._connection().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
         self.checkpoints += 1

@@ -248,7 +248,7 @@ def test_an_action_left_to_flush_commits_in_place_and_only_its_flush_goes_to_the
         left = store.execute(gid, {"type": "add", "n": 1}, at=3.0, by="referee", defer_flush=True)
         assert runner.calls == []  # no trip to the thread pool on the way to the push
         store.flushed(left)
-        assert runner.calls == [f"fdatasync_file {tmp_path / 'pool.sqlite3'}-wal"]
+        assert runner.calls == [f"_sync_held {tmp_path / 'pool.sqlite3'}-wal"]
         runner.calls.clear()
         store.execute(gid, {"type": "add", "n": 1}, at=4.0, by="referee")
         assert runner.calls == ["commit"]  # everything else commits, and syncs, in the pool
@@ -275,3 +275,26 @@ def test_the_commits_left_to_flush_are_checkpointed_beside_the_flush(
     assert 1 <= flush.checkpoints <= 2 and flush.flushes == 12
     assert database.stat().st_size > before  # the events reached the database file itself
     assert Store(file_engine).load(gid)[0].total == 12
+
+
+def test_the_wal_is_synced_through_one_descriptor_kept_open(
+    file_engine: Engine, mode: CounterMode, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[tuple[int, str]] = []
+    real = os.fdatasync
+
+    def spy(fd: int) -> None:
+        synced.append((fd, os.readlink(f"/proc/self/fd/{fd}")))
+        real(fd)
+
+    monkeypatch.setattr(os, "fdatasync", spy)
+    store = Store(file_engine)
+    gid = store.create_game("counter", {"start": 0}, at=1.0, by="referee").game_id
+    for n in range(3):
+        store.flushed(store.execute(gid, {"type": "add", "n": 1}, at=2.0 + n, by="referee", defer_flush=True))
+    wal = f"{tmp_path / 'flush.sqlite3'}-wal"
+    assert [path for _fd, path in synced] == [wal] * 3
+    assert len({fd for fd, _path in synced}) == 1
+    # The pool's connections all closed: the flush's own keeps the WAL (a close by the last one deletes it).
+    file_engine.dispose()
+    assert Path(wal).exists()
