@@ -74,7 +74,6 @@ class GroupFlush:
         self._run = run
         self._sync = sync or (fdatasync_file if database is None else self._sync_held)
         self._wal: Any = None
-        self._opening = threading.Lock()
         self._changed = threading.Condition(threading.Lock())
         self._started = 0
         self._finished = 0
@@ -148,14 +147,15 @@ class GroupFlush:
 
         Its own: one of the pool's may be in a transaction on another thread. While it is open,
         no other connection's close is the last one, which would delete the WAL (`_sync_held`).
+        Opened by the first flush, or else by the first checkpoint, which follows a flush: the
+        two never open it at once (flushes run one at a time, and so do checkpoints).
         """
         assert self.database is not None
-        with self._opening:
-            if self._checkpointer is None:
-                connection = sqlite3.connect(self.database, timeout=0, check_same_thread=False)
-                connection.execute("SELECT count(*) FROM sqlite_master").fetchall()  # joins the WAL's users
-                self._checkpointer = connection
-            return self._checkpointer
+        if self._checkpointer is None:
+            connection = sqlite3.connect(self.database, timeout=0, check_same_thread=False)
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchall()  # joins the WAL's users
+            self._checkpointer = connection
+        return self._checkpointer
 
     def _sync_held(self, path: str) -> None:
         """Flush the WAL through a descriptor kept open: one system call a flush, one hand-over of the GIL."""
