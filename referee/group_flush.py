@@ -12,7 +12,7 @@ one (a group commit) and none waits at the gate for the disk.
 What the referee promised before still holds: an entry whose acknowledgement a page has seen
 survives a pulled plug. What is new: for the moment of a flush, the screens can show an entry
 that a power cut then loses; after the restart the server is behind them, and their resync
-takes its word (the answer says `behind`). See docs/crash-safety.md.
+takes its word (the answer says `reset: true`). See docs/crash-safety.md.
 
 Standard library only: `sync` runs where blocking harms no one (the runner of referee.store).
 """
