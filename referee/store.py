@@ -840,7 +840,7 @@ class Store:
             except _NeedsConnection:
                 with self.engine.begin() as conn:
                     result, mode, game = act(conn.connection.cursor(), conn)
-            if relaxed:
+            if relaxed and (result.events or result.duplicate):
                 # Taken after the commit: a duplicate's original may be one not yet on the disk
                 # either, and the flush this ticket waits for begins after both were written.
                 assert self.group_flush is not None

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import socket
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -438,22 +440,24 @@ console.log('outbox ok');
 """  # noqa: E501 - JavaScript for node, one assertion a line
 
 
-def test_the_outbox_sends_again_when_the_server_says_not_now() -> None:
-    import shutil
-    import subprocess
-
+def _node_checks(script: str, what: str) -> str:
+    """Run checks of conn.js under Node.js (skipped without it); return what they printed."""
     node = shutil.which("node")
     if node is None:
-        pytest.skip("Node.js not installed: conn.js's outbox checks are skipped")
+        pytest.skip(f"Node.js not installed: conn.js's {what} checks are skipped")
     result = subprocess.run(
-        [node, "--input-type=module", "-e", OUTBOX_CHECKS, (ROOT / "static" / "js").as_uri()],
+        [node, "--input-type=module", "-e", script, (ROOT / "static" / "js").as_uri()],
         capture_output=True,
         text=True,
         timeout=60,
         cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr + result.stdout
-    assert "outbox ok" in result.stdout
+    return result.stdout
+
+
+def test_the_outbox_sends_again_when_the_server_says_not_now() -> None:
+    assert "outbox ok" in _node_checks(OUTBOX_CHECKS, "outbox")
 
 
 RESET_CHECKS = r"""
@@ -519,18 +523,4 @@ console.log('reset ok');
 
 
 def test_a_page_shown_a_push_the_server_lost_takes_the_servers_view_again() -> None:
-    import shutil
-    import subprocess
-
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("Node.js not installed: conn.js's resync checks are skipped")
-    result = subprocess.run(
-        [node, "--input-type=module", "-e", RESET_CHECKS, (ROOT / "static" / "js").as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
-    assert result.returncode == 0, result.stderr + result.stdout
-    assert "reset ok" in result.stdout
+    assert "reset ok" in _node_checks(RESET_CHECKS, "resync")
