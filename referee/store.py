@@ -865,8 +865,9 @@ class Store:
     def flushed(self, result: Result) -> None:
         """Return once the commit behind `result` is on the disk (at once if it was at its commit).
 
-        Raise StoreError if the disk refused the flush: the action may then be lost, and must
-        not be acknowledged.
+        Raise StoreBusy if the disk refused the flush: the action may then be lost, and must not
+        be acknowledged; the page sends it again with its client id (a 503 or a `busy` answer),
+        and the retry waits for a flush of its own.
         """
         if result.flush_ticket is None or self.group_flush is None:
             return
@@ -874,7 +875,7 @@ class Store:
             self.group_flush.wait(result.flush_ticket)
         except OSError as exc:
             log.error("the write-ahead log %s could not be flushed: %s", self.group_flush.path, exc)
-            raise StoreError("the change could not be saved to the disk") from exc
+            raise StoreBusy("the change could not be saved to the disk yet") from exc
 
     @contextmanager
     def _writing(self, sql: _ActionSql, *, relaxed: bool = False) -> Iterator[Any]:

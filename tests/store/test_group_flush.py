@@ -17,7 +17,7 @@ from referee import store as store_module
 from referee.group_flush import GroupFlush, fdatasync_file
 from referee.play import Play
 from referee.rules.events import Role
-from referee.store import MODES, Store, StoreError, make_engine, migrate
+from referee.store import MODES, Store, StoreBusy, make_engine, migrate
 
 from .test_sqlite_threads import CountingRunner
 from .test_store import CounterMode
@@ -182,9 +182,14 @@ def test_a_disk_that_refuses_the_flush_is_a_store_error(file_engine: Engine, mod
     disk.fail_next = 1
     store.group_flush._sync = disk
     gid = store.create_game("counter", {"start": 0}, at=1.0, by="referee").game_id
-    left = store.execute(gid, {"type": "add", "n": 2}, at=3.0, by="referee", defer_flush=True)
-    with pytest.raises(StoreError, match="disk"):
+    left = store.execute(gid, {"type": "add", "n": 2}, at=3.0, by="referee", defer_flush=True, client_id="c1")
+    with pytest.raises(StoreBusy, match="disk"):
         store.flushed(left)
+    # Sent again with its client id: answered as saved once a flush succeeds.
+    again = store.execute(gid, {"type": "add", "n": 2}, at=3.0, by="referee", defer_flush=True, client_id="c1")
+    assert again.duplicate and again.version == left.version
+    store.flushed(again)
+    assert len(disk.runs) == 1
 
 
 def test_a_store_in_memory_has_no_flush_to_leave() -> None:
