@@ -70,8 +70,9 @@ class OffloadedCursor:
             self._owner.begin_writing(lambda: self._begin(sql, parameters))
             return self
         if sql in _IN_PLACE:
-            # A deferred BEGIN only marks the transaction open (the first read takes the lock):
-            # nothing in it waits or touches the disk, so a read costs one hop, not two.
+            # A deferred BEGIN only marks the transaction open (the first read takes the lock),
+            # and the pragmas only set flags: nothing in them waits or touches the disk, so a
+            # read costs one hop, not two, and an action's commit settings none.
             self._cursor.execute(sql, parameters)
             return self
         if sql[:6].upper() == "PRAGMA" and "busy_timeout" in sql.lower():

@@ -378,12 +378,13 @@ def test_a_team_page_offline_and_through_a_server_kill_queues_and_catches_up(ser
 
 # ------------------------------------------------------------------ conn.js's outbox (Node)
 
-OUTBOX_CHECKS = r"""
+# What both checks of conn.js under Node.js start with: conn.js, and a stand-in for the Socket.IO
+# client, connected, whose acks come from `answer(event, payload)`; `box.push(name, msg)` plays a push.
+FAKE_SOCKET = r"""
 import assert from 'node:assert/strict';
 const { Connection } = await import(process.argv[1] + '/lib/conn.js');
 
-// A stand-in for the Socket.IO client: connected, and it answers each action from a script.
-function fakeIo(answers, sent) {
+function fakeIo(answer, box = {}) {
   return () => {
     const handlers = {};
     const socket = {
@@ -393,25 +394,33 @@ function fakeIo(answers, sent) {
       connect() {},
       disconnect() { socket.connected = false; },
       timeout() {
-        return { emit(event, payload, cb) {
-          if (event !== 'action') { cb(null, event === 'time_ping' ? { server_time: Date.now() } : { ok: true, seq: 1, view: {} }); return; }
-          sent.push(payload.client_id);
-          setTimeout(() => cb(null, answers.shift()), 1);
-        } };
+        return { emit(event, payload, cb) { const reply = answer(event, payload); setTimeout(() => cb(null, reply), 1); } };
       },
     };
+    box.push = (name, msg) => handlers[name](msg);
     setTimeout(() => handlers.connect && handlers.connect(), 1);
     return socket;
   };
 }
 const mem = new Map();
 const storage = { getItem: (k) => mem.get(k) ?? null, setItem: (k, v) => mem.set(k, v), removeItem: (k) => mem.delete(k) };
+"""  # noqa: E501 - JavaScript for node
+
+OUTBOX_CHECKS = r"""
+// Each action is answered from a script.
+function actionsFrom(answers, sent) {
+  return fakeIo((event, payload) => {
+    if (event !== 'action') return event === 'time_ping' ? { server_time: Date.now() } : { ok: true, seq: 1, view: {} };
+    sent.push(payload.client_id);
+    return answers.shift();
+  });
+}
 
 // "busy" and "rate_limited" mean "not now": the entry stays queued and goes again, same client id.
 for (const error of ['busy', 'rate_limited']) {
   const sent = [];
   const answers = [{ ok: false, error, message: 'later' }, { ok: true, seq: 7, events: [] }];
-  const conn = new Connection({ game: 'g' + error, io: fakeIo(answers, sent), storage, retryBaseMs: 5, retryMaxMs: 20, pingSamples: 1 });
+  const conn = new Connection({ game: 'g' + error, io: actionsFrom(answers, sent), storage, retryBaseMs: 5, retryMaxMs: 20, pingSamples: 1 });
   const refused = [];
   conn.on('refused', (d) => refused.push(d.result.error));
   conn.start();
@@ -427,7 +436,7 @@ for (const error of ['busy', 'rate_limited']) {
 // A refusal by the rules is an answer: the entry leaves the outbox at once, never sent again.
 {
   const sent = [];
-  const conn = new Connection({ game: 'gr', io: fakeIo([{ ok: false, error: 'illegal', message: 'no' }], sent), storage, retryBaseMs: 5, pingSamples: 1 });
+  const conn = new Connection({ game: 'gr', io: actionsFrom([{ ok: false, error: 'illegal', message: 'no' }], sent), storage, retryBaseMs: 5, pingSamples: 1 });
   conn.start();
   const reply = await conn.send({ type: 'announce_bombing', order: '1A1' });
   assert.equal(reply.error, 'illegal');
@@ -446,7 +455,7 @@ def _node_checks(script: str, what: str) -> str:
     if node is None:
         pytest.skip(f"Node.js not installed: conn.js's {what} checks are skipped")
     result = subprocess.run(
-        [node, "--input-type=module", "-e", script, (ROOT / "static" / "js").as_uri()],
+        [node, "--input-type=module", "-e", FAKE_SOCKET + script, (ROOT / "static" / "js").as_uri()],
         capture_output=True,
         text=True,
         timeout=60,
@@ -461,39 +470,20 @@ def test_the_outbox_sends_again_when_the_server_says_not_now() -> None:
 
 
 RESET_CHECKS = r"""
-import assert from 'node:assert/strict';
-const { Connection } = await import(process.argv[1] + '/lib/conn.js');
-
-// A stand-in for the Socket.IO client whose resyncs are answered from a script; `push` plays a server push.
-function fakeIo(resyncs, box) {
-  return () => {
-    const handlers = {};
-    const socket = {
-      connected: true,
-      on(name, fn) { handlers[name] = fn; },
-      removeAllListeners() {},
-      connect() {},
-      disconnect() { socket.connected = false; },
-      timeout() {
-        return { emit(event, payload, cb) {
-          if (event === 'resync') box.asked.push(payload.seq);
-          setTimeout(() => cb(null, event === 'resync' ? resyncs.shift() : { server_time: Date.now() }), 1);
-        } };
-      },
-    };
-    box.push = (name, msg) => handlers[name](msg);
-    setTimeout(() => handlers.connect && handlers.connect(), 1);
-    return socket;
-  };
+// Each resync is answered from a script and its `seq` noted.
+function resyncsFrom(resyncs, box) {
+  return fakeIo((event, payload) => {
+    if (event !== 'resync') return { server_time: Date.now() };
+    box.asked.push(payload.seq);
+    return resyncs.shift();
+  }, box);
 }
 const tick = () => new Promise((r) => setTimeout(r, 20));
-const mem = new Map();
-const storage = { getItem: (k) => mem.get(k) ?? null, setItem: (k, v) => mem.set(k, v), removeItem: (k) => mem.delete(k) };
 
 for (const reset of [true, false]) {
   const box = { asked: [] };
   const resyncs = [{ ok: true, seq: 3, view: { n: 3 } }, { ok: true, seq: 5, view: { n: 5 }, ...(reset ? { reset } : {}) }];
-  const conn = new Connection({ game: 'g' + reset, io: fakeIo(resyncs, box), storage, pingSamples: 1 });
+  const conn = new Connection({ game: 'g' + reset, io: resyncsFrom(resyncs, box), storage, pingSamples: 1 });
   const shown = [];
   conn.on('view', (m) => shown.push(m.view.n));
   conn.start();
