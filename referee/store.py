@@ -20,7 +20,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, replace
 from operator import itemgetter
 from pathlib import Path
@@ -38,10 +38,8 @@ from referee.rules import modes as rules_modes
 from referee.rules.errors import GameOver, MalformedAction, Msg
 from referee.rules.events import Event
 from referee.sqlite_threads import (
-    CHECKPOINT_AT,
     NO_CHECKPOINT,
     RELAXED_COMMIT,
-    STRICT_COMMIT,
     WRITE_BEGIN,
     OffloadedConnection,
     Runner,
@@ -499,6 +497,8 @@ class Store:
         self._snapshot_seq: dict[str, int] = {}
         self._lock = threading.Lock()
         self._compiled: _ActionSql | None = None
+        self._writer: Any = None
+        self._writer_lock = threading.Lock()
         self.group_flush = _group_flush_of(engine)
         """What makes an action's commit durable after its push (`execute(defer_flush=True)`); None: at its commit."""
 
@@ -879,46 +879,72 @@ class Store:
 
     @contextmanager
     def _writing(self, sql: _ActionSql, *, relaxed: bool = False) -> Iterator[Any]:
-        """A write transaction on the driver's own connection from the pool: its cursor, committed at the end.
+        """A write transaction on the driver's own connection: its cursor, committed at the end.
 
         SQLAlchemy's Connection, its transaction object and events cost an action more than its
-        statements do; the pool's connection is the same one SQLAlchemy would use. `relaxed`:
-        the commit does not wait for the disk (the caller waits in `flushed`).
+        statements do. `relaxed`: the commit does not wait for the disk (the caller waits in
+        `flushed`), on the connection this store keeps for such commits (`_relaxed_writer`);
+        else on one from the pool, as SQLAlchemy would use.
+        """
+        if not relaxed:
+            connection = self.engine.raw_connection()
+            try:
+                with self._transaction(connection, sql, connection.commit) as cursor:
+                    yield cursor
+            finally:
+                connection.close()
+            return
+        with self._writer_lock:
+            writer = self._writer if self._writer is not None else self._relaxed_writer()
+            # Nothing in a relaxed commit waits for the disk: no trip to the thread pool.
+            commit = writer.commit_here if isinstance(writer, OffloadedConnection) else writer.commit
+            try:
+                with self._transaction(writer, sql, commit) as cursor:
+                    yield cursor
+            except BaseException:
+                if writer.in_transaction:  # its rollback failed: what state it is in, nobody knows
+                    self._writer = None
+                    with suppress(Exception):
+                        writer.close()
+                raise
+
+    @staticmethod
+    @contextmanager
+    def _transaction(connection: Any, sql: _ActionSql, commit: Callable[[], None]) -> Iterator[Any]:
+        cursor = connection.cursor()
+        if sql.begin is not None:
+            sql.begin.run(cursor, {})
+        try:
+            yield cursor
+            cursor.close()
+            try:
+                commit()
+            except sql.game.errors as exc:
+                raise DBAPIError.instance("COMMIT", (), exc, sql.game.errors) from exc
+        except BaseException:
+            connection.rollback()
+            raise
+
+    def _relaxed_writer(self) -> Any:
+        """Return the connection actions' relaxed commits are written on: one, kept for the store's life.
+
+        Set once to commit without waiting for the disk and without checkpointing (both are
+        referee.group_flush's), and taken out of the pool: a connection lent per action cost a
+        report a checkout, four pragmas and a check-in, more than its commit. Actions take it
+        one at a time (`_writer_lock`), as SQLite's write lock lets them in anyway.
         """
         connection = self.engine.raw_connection()
         try:
             cursor = connection.cursor()
-            if relaxed:
-                # SQLite takes a new safety level only between transactions.
-                cursor.execute(RELAXED_COMMIT)
-                cursor.execute(NO_CHECKPOINT)
-            if sql.begin is not None:
-                sql.begin.run(cursor, {})
-            try:
-                yield cursor
-                cursor.close()
-                try:
-                    if relaxed and isinstance(connection.driver_connection, OffloadedConnection):
-                        # Nothing in it waits for the disk: no trip to the thread pool.
-                        connection.driver_connection.commit_here()
-                    else:
-                        connection.commit()
-                except sql.game.errors as exc:
-                    raise DBAPIError.instance("COMMIT", (), exc, sql.game.errors) from exc
-            except BaseException:
-                connection.rollback()
-                raise
-        finally:
-            if relaxed:
-                # The pool's next user (a token, a seat, a snapshot) must commit durably again;
-                # a connection that cannot be told so is not given back.
-                try:
-                    restore = connection.cursor()
-                    restore.execute(STRICT_COMMIT)
-                    restore.execute(CHECKPOINT_AT)
-                except Exception:  # noqa: BLE001 - any failure: the connection is dropped
-                    connection.invalidate()
-            connection.close()
+            cursor.execute(RELAXED_COMMIT)
+            cursor.execute(NO_CHECKPOINT)
+            cursor.close()
+        except BaseException:
+            connection.invalidate()
+            raise
+        connection.detach()  # the pool lends another in its place
+        self._writer = connection.dbapi_connection
+        return self._writer
 
     def _cached(self, game: Any) -> tuple[Mode, Any] | None:
         """Return the game's mode and state at game.seq from this process's cache, if it holds that version."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Mapping
@@ -16,6 +17,7 @@ from referee import group_flush
 from referee import store as store_module
 from referee.group_flush import GroupFlush, fdatasync_file
 from referee.play import Play
+from referee.rules.errors import IllegalAction
 from referee.rules.events import Role
 from referee.store import MODES, Store, StoreBusy, make_engine, migrate
 
@@ -175,6 +177,52 @@ def test_an_action_left_to_flush_is_flushed_once_waited_for_and_its_connection_i
     assert len(disk.runs) == 2
 
 
+class RollbackFails:
+    """A kept connection whose rollback fails and leaves its transaction open (a disk that went away)."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+        self.closed = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.connection, name)
+
+    def rollback(self) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    def close(self) -> None:
+        self.closed = True
+        self.connection.close()
+
+
+def test_actions_left_to_flush_share_one_kept_connection_replaced_once_it_cannot_roll_back(
+    file_engine: Engine, mode: CounterMode
+) -> None:
+    store = Store(file_engine)
+    assert store.group_flush is not None
+    store.group_flush._sync = SlowDisk(0.0)
+    gid = store.create_game("counter", {"start": 0}, at=1.0, by="referee").game_id
+    store.flushed(store.execute(gid, {"type": "add", "n": 1}, at=2.0, by="referee", defer_flush=True))
+    kept = store._writer
+    assert kept is not None
+    assert int(kept.execute("PRAGMA synchronous").fetchone()[0]) == 1  # NORMAL: the flush syncs
+    store.flushed(store.execute(gid, {"type": "add", "n": 1}, at=3.0, by="referee", defer_flush=True))
+    assert store._writer is kept
+    assert set(_synchronous(file_engine)) <= {2}  # the pool's connections still sync at commit
+    # A refused action is rolled back: the connection stays.
+    with pytest.raises(IllegalAction):
+        store.execute(gid, {"type": "add", "n": 0}, at=4.0, by="referee", defer_flush=True)
+    assert store._writer is kept and not kept.in_transaction
+    broken = RollbackFails(kept)
+    store._writer = broken
+    with pytest.raises(sqlite3.OperationalError):
+        store.execute(gid, {"type": "add", "n": 0}, at=5.0, by="referee", defer_flush=True)
+    assert broken.closed and store._writer is None  # never used again
+    store.flushed(store.execute(gid, {"type": "add", "n": 5}, at=6.0, by="referee", defer_flush=True))
+    assert store._writer is not None and store._writer is not kept
+    assert store.load(gid)[0].total == 7
+
+
 def test_a_disk_that_refuses_the_flush_is_a_store_error(file_engine: Engine, mode: CounterMode) -> None:
     store = Store(file_engine)
     assert store.group_flush is not None
@@ -254,9 +302,14 @@ def test_an_action_left_to_flush_commits_in_place_and_only_its_flush_goes_to_the
         assert runner.calls == []  # no trip to the thread pool on the way to the push
         store.flushed(left)
         assert runner.calls == [f"_sync_held {tmp_path / 'pool.sqlite3'}-wal"]
-        runner.calls.clear()
+        # The pool opens a connection in place of the one the store now keeps for such commits.
         store.execute(gid, {"type": "add", "n": 1}, at=4.0, by="referee")
+        runner.calls.clear()
+        store.execute(gid, {"type": "add", "n": 1}, at=5.0, by="referee")
         assert runner.calls == ["commit"]  # everything else commits, and syncs, in the pool
+        runner.calls.clear()
+        left = store.execute(gid, {"type": "add", "n": 1}, at=6.0, by="referee", defer_flush=True)
+        assert runner.calls == []  # the kept connection: no pragma, no trip to the thread pool
     finally:
         engine.dispose()
 

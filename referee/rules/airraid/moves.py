@@ -867,8 +867,8 @@ def audiences(state: State) -> list[Role]:
 def next_deadline(state: State) -> float | None:
     """Return when the round clock must next act on a game: the running round's end, else None."""
     rnd = state.round
-    if state.phase != "playing" or rnd is None or rnd.phase != "airborne":
-        return None
+    if state.phase != "playing" or rnd is None or rnd.phase != "airborne" or rnd.timer.deadline is None:
+        return None  # (a paused clock has no deadline: the corridors need not be looked at)
     if state.ruleset.at_zero == "wait" and any(still_open(state).values()):
         # The round waits for its open duels: the deadline comes back (already past) when the last
         # one is settled, so the clock ends the round then, unless the referee has ended it.
