@@ -28,6 +28,9 @@ function start() {
   let handover = false;
   let salvo = [];
   let busy = false;
+  // A square tapped while the last shot waits for its answer: fired once that answer is in
+  // (a hit's colour comes before its answer, and the next tap follows it at once).
+  let tapAfter = null;
   let editor = null;
   let editorFor = null;
   let placeStatus = { complete: false, ok: false };
@@ -203,7 +206,8 @@ function start() {
 
   async function tapEnemy(cell) {
     const name = nameSquare(cell.col, cell.row, letters());
-    if (view.phase !== 'playing' || busy || handover) return;
+    if (view.phase !== 'playing' || handover) return;
+    if (busy) { tapAfter = cell; return; }
     if (!myTurn()) { say(t('bs.wait_turn', { name: nameOf(view.turn) }), 'refused'); return; }
     if (closedSet().has(name)) { say(t('bs.already_shot', { square: name }), 'refused'); return; }
     if (view.shots_due > 1) {
@@ -218,6 +222,8 @@ function start() {
 
   async function fire(squares) {
     const res = await act({ type: 'fire', player: view.me, squares });
+    const next = tapAfter;
+    tapAfter = null;
     if (!res) return;
     salvo = [];
     if (res.view) {
@@ -227,6 +233,7 @@ function start() {
       narrate(before, view);
       render();
     }
+    if (next) tapEnemy(next);
   }
 
   // ------------------------------------------------------ painting
