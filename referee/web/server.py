@@ -36,13 +36,13 @@ from typing import Any
 
 import gevent  # type: ignore[import-untyped]
 from gevent.pywsgi import LoggingLogAdapter, WSGIServer  # type: ignore[import-untyped]
-from gevent.threadpool import ThreadPool  # type: ignore[import-untyped]
 from geventwebsocket.handler import WebSocketHandler  # type: ignore[import-untyped]
 from geventwebsocket.websocket import WebSocket as _WebSocket  # type: ignore[import-untyped]
 from werkzeug.http import parse_list_header
 
 from referee.store import SQLITE_MAX_CONNECTIONS, run_sqlite_calls_in
 from referee.web import frames
+from referee.web.hop import Hop
 from referee.web.logs import RedactSecrets
 
 try:
@@ -263,33 +263,18 @@ class Server(WSGIServer):  # type: ignore[misc]
                 self.connections.give(peer)
 
 
-# The thread pool sqlite3's calls run in, once `prepare` has made it.
-_pool: Any = None
+# The threads sqlite3's calls run in, once `prepare` has made them.
+_pool: Hop | None = None
 
 
 def prepare() -> None:
     """Before the app is made: sqlite3's calls go to real threads, and file descriptors are raised.
 
-    The pool has a thread per possible SQLite connection (store.SQLITE_MAX_CONNECTIONS): a
+    There is a thread per possible SQLite connection (store.SQLITE_MAX_CONNECTIONS): a
     connection holding the write lock then always finds a thread for its commit.
     """
     global _pool
-    pool = _pool = ThreadPool(SQLITE_MAX_CONNECTIONS)
-
-    def run(fn: Any, *args: Any) -> Any:
-        def call() -> tuple[bool, Any]:
-            # Caught here and raised in the caller: gevent's pool would print every error's
-            # traceback, and "no such table" or a lost race is an answer the caller handles.
-            try:
-                return True, fn(*args)
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller as it is
-                return False, exc
-
-        ok, value = pool.apply(call)
-        if ok:
-            return value
-        raise value
-
+    run = _pool = Hop(SQLITE_MAX_CONNECTIONS)
     run_sqlite_calls_in(run)
     raise_open_files_limit()
 
@@ -396,4 +381,4 @@ def collect_when_quiet(
 
 def _offloaded_running() -> bool:
     """Tell whether a call is running in the thread pool (a commit, a wait for SQLite's lock)."""
-    return _pool is not None and bool(_pool.task_queue.unfinished_tasks)
+    return _pool is not None and _pool.under_way > 0

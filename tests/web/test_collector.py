@@ -18,9 +18,9 @@ import gevent  # type: ignore[import-untyped]
 import pytest
 from flask import Flask, request, session
 from flask.sessions import NullSession
-from gevent.threadpool import ThreadPool  # type: ignore[import-untyped]
 
 from referee.web import server
+from referee.web.hop import Hop
 
 
 @pytest.mark.parametrize("upgrade", [{}, {"HTTP_UPGRADE": "websocket", "HTTP_CONNECTION": "Upgrade"}])
@@ -115,11 +115,11 @@ def test_a_collection_due_waits_until_no_entry_is_running() -> None:
 
 
 @pytest.mark.usefixtures("by_hand")
-def test_a_collection_due_waits_while_a_commit_runs_in_the_thread_pool(monkeypatch: pytest.MonkeyPatch) -> None:
-    pool = ThreadPool(1)
-    monkeypatch.setattr(server, "_pool", pool)
+def test_a_collection_due_waits_while_a_commit_runs_in_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    hop = Hop(1)
+    monkeypatch.setattr(server, "_pool", hop)
     committed = threading.Event()
-    pool.spawn(committed.wait, 5)  # a commit's fsync, as the entry that waits for it sees it
+    entry = gevent.spawn(hop, committed.wait, 5)  # a commit's fsync, as the entry that waits for it sees it
     gone = a_cycle()
     try:
         with collecting():
@@ -129,7 +129,8 @@ def test_a_collection_due_waits_while_a_commit_runs_in_the_thread_pool(monkeypat
             gevent.sleep(0.05)
             assert gone() is None
     finally:
-        pool.kill()
+        committed.set()
+        entry.join(5)
 
 
 @pytest.mark.usefixtures("by_hand")

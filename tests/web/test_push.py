@@ -252,7 +252,7 @@ def test_an_action_costs_one_write_transaction_and_no_token_or_name_read(
 ) -> None:
     from sqlalchemy import event
 
-    from referee.web.extensions import engine_of, store_of
+    from referee.web.extensions import engine_of
 
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
     referee, team = found["referee:cs"].sock, found["team:A:en"].sock
@@ -308,7 +308,7 @@ def test_the_referees_log_names_phones_from_memory_and_hears_of_a_rename(
 ) -> None:
     from referee.models import Device
     from referee.web import senders
-    from referee.web.extensions import engine_of, store_of
+    from referee.web.extensions import engine_of
 
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
     referee = found["referee:cs"]
@@ -414,7 +414,7 @@ def test_the_clock_closes_the_sockets_of_phones_revoked_by_another_process(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from referee.models import Device
-    from referee.web.extensions import engine_of, store_of
+    from referee.web.extensions import engine_of
 
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
     team = found["team:A:en"].sock
@@ -438,7 +438,7 @@ def test_a_referee_link_revoked_elsewhere_is_cut_off_by_the_clock_and_no_entry_r
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from referee.web.auth import TokenKind, list_tokens, revoke_token
-    from referee.web.extensions import engine_of, store_of
+    from referee.web.extensions import engine_of
 
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
     referee, team = found["referee:cs"].sock, found["team:A:en"].sock
@@ -473,7 +473,7 @@ def test_the_clock_marks_the_tokens_of_sockets_that_acted_as_seen_once_a_minute(
 ) -> None:
     # An entry reads nothing, so the phone's "last seen" in the referee's list is written by the clock.
     from referee.web.auth import TOUCH_EVERY, TokenKind, list_tokens
-    from referee.web.extensions import engine_of, store_of
+    from referee.web.extensions import engine_of
 
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
     team = found["team:A:en"].sock
