@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from referee.rules import airraid
 from referee.rules.airraid.moves import _clone
 from referee.rules.airraid.state import Bombing, Order, Round, State, Team, Timer
 
@@ -92,3 +93,20 @@ def test_a_copy_shares_nothing_a_handler_changes() -> None:
     rnd, old = work.rounds[-1], state.rounds[-1]
     assert rnd is not old and rnd.timer is not old.timer
     assert all(rnd.orders[o] is not old.orders[o] for o in old.orders)
+
+
+def test_the_clocks_handlers_change_only_what_their_copy_copies() -> None:
+    game = started_game()
+    game.do("team:A", type="set_defender", team="A", pilot="Amy")
+    game.do("team:B", type="set_defender", team="B", pilot="Bo")
+    game.do("team:A", type="add_order", team="A", pilot="Ann", kind="fighter", ship="A", corridor="upper")
+    game.ref(type="start_round")
+    for action in ({"type": "pause_timer"}, {"type": "adjust_timer", "seconds": 30}, {"type": "resume_timer"}):
+        old = game.state
+        before = airraid.snapshot_to_dict(old)
+        new = game.ref(**action)
+        assert airraid.snapshot_to_dict(old) == before, action  # the state before is as it was
+        # Only the round's timer and the notes are new: the teams and the orders are the very same.
+        assert new.teams is old.teams and new.rounds[-1].orders is old.rounds[-1].orders
+        assert new.rounds[-1].timer is not old.rounds[-1].timer and new.notes is not old.notes
+        assert new.version == old.version + 1 and new.rounds[-1].timer != old.rounds[-1].timer

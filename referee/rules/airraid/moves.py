@@ -756,6 +756,25 @@ def _clone(state: State) -> State:
     return work
 
 
+def _clock_clone(state: State) -> State:
+    """Copy a state for a handler of the round's clock: it changes the current round's timer and the notes only.
+
+    Everything else is the state before's own objects, so the views find it unchanged at a
+    glance (by identity) instead of comparing it, and a pause costs no copy of the teams.
+    """
+    if not state.rounds:
+        return _clone(state)  # (the handler refuses: no round is in the air)
+    work = _shallow(state)
+    rnd = _shallow(state.rounds[-1])
+    rnd.timer = _shallow(rnd.timer)
+    work.rounds = [*state.rounds[:-1], rnd]
+    work.notes = dict(state.notes)
+    return work
+
+
+# The handlers that change nothing but the current round's timer and the notes.
+CLOCK_KINDS = ("pause_timer", "resume_timer", "adjust_timer")
+
 T = TypeVar("T")
 
 
@@ -814,6 +833,7 @@ ENGINE = Engine(
         setup=_setup,
         handlers=HANDLERS,
         clone=_clone,
+        clones=dict.fromkeys(CLOCK_KINDS, _clock_clone),
         bindings=BINDINGS,
         written=BOUND_FIELDS,
         after_end=AFTER_END,
