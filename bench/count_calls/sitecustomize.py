@@ -44,12 +44,15 @@ DISTINCT_OUT = os.environ.get("COUNT_DISTINCT") if SERVER and not OUT and not OP
 WARM_UP = 20
 EVERY = 200
 
+
+def _short(path: str) -> str:
+    """Return a code file's path from its package on (site-packages/ or referee/ cut off)."""
+    return path.split("site-packages/")[-1].split(os.sep + "referee" + os.sep, 1)[-1]
+
+
 if OUT:
     _by: collections.Counter[tuple[str, str]] = collections.Counter()
     _state = {"calls": 0, "reports": 0}
-
-    def _short(path: str) -> str:
-        return path.split("site-packages/")[-1].split(os.sep + "referee" + os.sep, 1)[-1]
 
     def _write(reports: int) -> None:
         files: collections.Counter[str] = collections.Counter()
@@ -88,9 +91,6 @@ if OPS_OUT:
     _ops: collections.Counter[tuple[str, str]] = collections.Counter()
     _seen = {"ops": 0, "reports": 0}
 
-    def _short_name(path: str) -> str:
-        return path.split("site-packages/")[-1].split(os.sep + "referee" + os.sep, 1)[-1]
-
     def _write_ops(reports: int) -> None:
         files: collections.Counter[str] = collections.Counter()
         for (path, _name), count in _ops.items():
@@ -106,7 +106,7 @@ if OPS_OUT:
         if event == "opcode":
             code = frame.f_code
             _seen["ops"] += 1
-            _ops[(_short_name(code.co_filename), code.co_name)] += 1
+            _ops[(_short(code.co_filename), code.co_name)] += 1
         return _instruction
 
     def _called(frame: FrameType, _event: str, _arg: Any) -> Any:
@@ -149,9 +149,6 @@ if DISTINCT_OUT:
                     out.write(
                         f"  {count / reports:4.1f}  {_short(code.co_filename)}:{code.co_firstlineno}:{code.co_name}\n"
                     )
-
-    def _short(path: str) -> str:
-        return path.split("site-packages/")[-1].split(os.sep + "referee" + os.sep, 1)[-1]
 
     def _entered(frame: FrameType, event: str, _arg: Any) -> None:
         if event != "call":
