@@ -158,16 +158,22 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def cpu_seconds(pid: int) -> float:
-    """Return the CPU time (user + system) of a process and its children, in seconds."""
-    total = 0.0
+def cpu_times(pid: int) -> tuple[float, float]:
+    """Return the (user, system) CPU time of a process and its children, in seconds."""
+    user = system = 0.0
     for p in [pid, *_children(pid)]:
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+        user += int(fields[11]) / os.sysconf("SC_CLK_TCK")
+        system += int(fields[12]) / os.sysconf("SC_CLK_TCK")
+    return user, system
+
+
+def cpu_seconds(pid: int) -> float:
+    """Return the CPU time (user + system) of a process and its children, in seconds."""
+    return sum(cpu_times(pid))
 
 
 def machine_times() -> tuple[int, int]:
@@ -451,6 +457,7 @@ class Result:
     first_size: float = 0.0  # bytes of a screen's first push: its whole view
     cpu_share: float = 0.0  # the server's CPU time over the reporting time (1.0 = one core busy)
     cpu_ms_per_report: float = 0.0
+    system_ms_per_report: float = 0.0  # of cpu_ms_per_report, the kernel's part (sockets, disk)
     steal_share: float = 0.0  # of the machine's CPU time while reporting, what the host took (machine_times)
     errors: list[str] = field(default_factory=list)
 
@@ -550,14 +557,17 @@ def run_one(
         senders.append((client, gid))
     time.sleep(1.0)
     server.start_sampling()
-    cpu0 = cpu_seconds(server.proc.pid)
+    user0, system0 = cpu_times(server.proc.pid)
     stolen0, all0 = machine_times()
     t0 = time.perf_counter()
     sent, result.refused = send_reports(senders, rate, seconds, make)
     stolen1, all1 = machine_times()
     result.steal_share = (stolen1 - stolen0) / max(1, all1 - all0)
-    result.cpu_share = (cpu_seconds(server.proc.pid) - cpu0) / (time.perf_counter() - t0)
-    result.cpu_ms_per_report = (cpu_seconds(server.proc.pid) - cpu0) * 1000 / max(1, len(sent))
+    user1, system1 = cpu_times(server.proc.pid)
+    spent = user1 - user0 + system1 - system0
+    result.cpu_share = spent / (time.perf_counter() - t0)
+    result.cpu_ms_per_report = spent * 1000 / max(1, len(sent))
+    result.system_ms_per_report = (system1 - system0) * 1000 / max(1, len(sent))
     time.sleep(GRACE)
     arrivals, sizes, firsts, result.dropped = stop_screens(screens)
     result.peak_threads, result.peak_rss_mb = server.peak_threads, server.peak_rss_mb
@@ -703,6 +713,10 @@ def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse
     print(
         "CPU time the host took from this machine while each server reported (steal; over a few per cent, "
         "the run was not quiet): " + ", ".join(f"{r.label} {100 * r.steal_share:.1f} %" for r in results)
+    )
+    print(
+        "of the CPU ms per report, the kernel's (system time: sockets, disk): "
+        + ", ".join(f"{r.label} {r.system_ms_per_report:.2f} of {r.cpu_ms_per_report:.2f}" for r in results)
     )
     print(summary_line(name, ours, results[1] if len(results) > 1 else None), flush=True)
 

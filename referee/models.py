@@ -95,6 +95,15 @@ class Token(Base):
     last_seen_at: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
+class Revocations(Base):
+    """One row: how many tokens and phones were ever revoked, counted by triggers (migration 0003)."""
+
+    __tablename__ = "revocations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0)
+
+
 class Device(Base):
     """A phone that joined a team; its cookie holds a token of role "device"."""
 

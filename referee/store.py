@@ -26,14 +26,27 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
-from sqlalchemy import Connection, Engine, Table, bindparam, create_engine, event, func, insert, select, text, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Table,
+    bindparam,
+    create_engine,
+    event,
+    func,
+    insert,
+    literal_column,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from referee.group_flush import GroupFlush
-from referee.models import EventRow, Game, Snapshot
+from referee.models import EventRow, Game, Revocations, Snapshot
 from referee.rules import modes as rules_modes
 from referee.rules.errors import GameOver, MalformedAction, Msg
 from referee.rules.events import Event
@@ -51,6 +64,7 @@ T = TypeVar("T")
 
 games_t = cast(Table, Game.__table__)
 events_t = cast(Table, EventRow.__table__)
+revocations_t = cast(Table, Revocations.__table__)
 snapshots_t = cast(Table, Snapshot.__table__)
 
 # The statements every action runs, built once: building and keying a statement costs about what
@@ -76,6 +90,12 @@ _DUE_GAMES = (
     .order_by(games_t.c.deadline)
 )
 _EARLIEST_DEADLINE = select(func.min(games_t.c.deadline))
+# The round clock's look: the soonest deadline, and every revocation ever made by any process
+# (counted by the database's triggers, migration 0003), in one statement.
+_LOOK = select(
+    _EARLIEST_DEADLINE.scalar_subquery(),
+    select(revocations_t.c.count).where(revocations_t.c.id == literal_column("1")).scalar_subquery(),
+)
 # The batch that used a client_id before (unique in a game, so at most one). Read after the game's
 # row is locked: on PostgreSQL a statement that waited for the lock still reads from before it.
 _USED_BY_BATCH = select(events_t.c.batch_seq).where(
@@ -129,6 +149,15 @@ class _ActionSql:
         # listener of make_engine does the same for SQLAlchemy's); PostgreSQL's begins by itself
         # at the first statement, and its row lock is the SELECT ... FOR UPDATE.
         self.begin = _Sql(text(WRITE_BEGIN), dialect) if dialect.name == "sqlite" else None
+
+
+class Look(NamedTuple):
+    """What the round clock reads every few seconds (`Store.look`)."""
+
+    deadline: float | None
+    """The soonest stored deadline of any game; None when no clock runs anywhere."""
+    revocations: int
+    """How many tokens and phones were ever revoked, by any process: when it moves, look up which."""
 
 
 class _NeedsConnection(Exception):
@@ -499,6 +528,9 @@ class Store:
         self._compiled: _ActionSql | None = None
         self._writer: Any = None
         self._writer_lock = threading.Lock()
+        self._looker: Any = None
+        self._looker_lock = threading.Lock()
+        self._look_sql: _Sql | None = None
         self.group_flush = _group_flush_of(engine)
         """What makes an action's commit durable after its push (`execute(defer_flush=True)`); None: at its commit."""
 
@@ -1020,9 +1052,41 @@ class Store:
 
     def earliest_deadline(self) -> float | None:
         """Return the soonest stored deadline of any game, or None when no clock runs anywhere."""
-        with self._read() as conn:
-            value = conn.execute(_EARLIEST_DEADLINE).scalar()
-        return None if value is None else float(value)
+        return self.look().deadline
+
+    def revocations(self) -> int:
+        """Return how many tokens and phones were ever revoked, by any process."""
+        return self.look().revocations
+
+    def look(self) -> Look:
+        """Return the soonest stored deadline and the revocations counted, read in one statement.
+
+        The round clock asks every two seconds. Through SQLAlchemy (a pooled connection, its
+        transaction, its result) one such read cost a millisecond of CPU, most of what a server
+        with nobody acting spent; here it is one statement on a connection the store keeps for
+        it, through the driver: a tenth of that.
+        """
+        with self._looker_lock:
+            if self._look_sql is None:
+                self._look_sql = _Sql(_LOOK, self.engine.dialect)
+            if self._looker is None:
+                connection = self.engine.raw_connection()
+                connection.detach()  # the pool lends another in its place
+                self._looker = connection.dbapi_connection
+            looker = self._looker
+            try:
+                cursor = looker.cursor()
+                try:
+                    deadline, revocations = self._look_sql.run(cursor, {}).fetchone()
+                finally:
+                    cursor.close()
+                looker.rollback()  # ends PostgreSQL's read; SQLite's single SELECT opened none
+            except BaseException:
+                self._looker = None  # broken, or in a state nobody knows: the next look opens another
+                with suppress(Exception):
+                    looker.close()
+                raise
+        return Look(None if deadline is None else float(deadline), int(revocations))
 
     def refresh_deadline(self, game_id: str) -> float | None:
         """Store the deadline a game's state really has; return it.

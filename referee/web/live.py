@@ -35,7 +35,7 @@ from referee.rules.events import PUBLIC, Role
 from referee.store import GameNotFound, StoreError, reading
 from referee.web import changes, modes, playing, senders
 from referee.web.auth import TOUCH_EVERY, TokenInfo, credential, current_device_id, touch_token
-from referee.web.extensions import MALFORMED_EVENT, db, socketio, store_of
+from referee.web.extensions import MALFORMED_EVENT, db, engine_of, socketio, store_of
 from referee.web.i18n import current_lang, said, say
 
 log = logging.getLogger(__name__)
@@ -63,6 +63,10 @@ _acted: set[str] = set()
 _touched: dict[tuple[int, int], float] = {}
 # Phones revoked on this process: their sockets may not act even before the disconnect lands.
 _revoked: set[str] = set()
+# How many sockets were noted (a token or phone settled at resync) since the process began.
+_noted = 0
+# database key -> (revocations counted, sockets noted) when the clock last looked for revoked ones.
+_looked: dict[int, tuple[int, int]] = {}
 _lock = threading.Lock()
 
 # A token bucket per socket: a phone's burst of queued entries passes, a flood does not.
@@ -414,6 +418,7 @@ class RulesErrorMalformed(RulesError):
 @socketio.on("resync")  # type: ignore[untyped-decorator]
 def on_resync(data: Any = None) -> dict[str, Any]:
     """From any page: settle this socket's role, join its room, and answer with a fresh view."""
+    global _noted
     sid = request.sid  # type: ignore[attr-defined]
     too_fast = rate_limited(sid)
     if too_fast:
@@ -442,6 +447,7 @@ def on_resync(data: Any = None) -> dict[str, Any]:
                 rooms = _rooms.setdefault(game_id, {})
                 rooms[(role, lang)] = rooms.get((role, lang), 0) + 1
             _acting[sid] = (game_id, slip, acting)
+            _noted += 1  # the clock's next look checks this socket's token and phone, whatever the count
             if token is not None:
                 _credentials[sid] = (_database(), token)
             else:
@@ -672,25 +678,34 @@ _REVOKED_TOKENS = select(tokens_t.c.id).where(
 )
 
 
-def disconnect_revoked(app: Flask) -> int:
+def disconnect_revoked(app: Flask, counted: int | None = None) -> int:
     """Close this process's sockets whose phone or token was revoked anywhere; return how many were closed.
 
     Revoking a phone closes its sockets on the process that took the request at once; a token
     revoked by another process (`referee tokens revoke`, or another server process) is found
     here: the round clock calls this every REVOKED_EVERY seconds, so an entry never reads its
     role again. A socket cut off listened in the room of a role it no longer has.
+
+    Most looks read one number: the revocations the database counted. Only when it moved since
+    the last look, or a socket was noted since (its token may have been revoked between its
+    check and its note), are this process's tokens and phones looked up.
     """
-    with app.app_context():
-        key = _database()
+    key = id(engine_of(app))  # _database(), without an app context
     with _lock:
         devices = sorted(set(_devices.values()))
         held = {sid: info.id for sid, (database, info) in _credentials.items() if database == key}
+        noted = _noted
     tokens = sorted(set(held.values()))
     if not devices and not tokens:
+        return 0
+    if counted is None:  # read before the look up: a revocation made after it moves it for the next look
+        counted = store_of(app).revocations()
+    if _looked.get(key) == (counted, noted):
         return 0
     with app.app_context(), reading(db.engine) as conn:
         revoked = conn.execute(_REVOKED_AMONG, {"devices": devices}).scalars().all() if devices else []
         gone = set(conn.execute(_REVOKED_TOKENS, {"tokens": tokens}).scalars().all()) if tokens else set()
+    _looked[key] = (counted, noted)
     with _lock:
         # A phone's own token revoked: its sockets are closed with the phone, and counted once.
         phones = {sid for sid, device in _devices.items() if device in revoked}
@@ -790,6 +805,8 @@ def expire_idle_games(app: Flask, now: float | None = None) -> list[str]:
 REVOKED_EVERY = 2.0
 # Seconds between two sweeps for idle Battleship games.
 EXPIRE_EVERY = 60.0
+# Seconds early the clock does what is due (a timer may fire that much before its time).
+EARLY = 0.01
 
 
 def start_round_clock(app: Flask, longest: float = REVOKED_EVERY, stop: threading.Event | None = None) -> None:
@@ -813,8 +830,19 @@ def start_round_clock(app: Flask, longest: float = REVOKED_EVERY, stop: threadin
                 store.clock_wakes_at = -math.inf
                 store.soonest_stored = math.inf
                 store.deadlines_moved.clear()
-                with app.app_context():
-                    due = store.earliest_deadline()
+                look = store.look()
+                now = time.time()
+                # A timer may fire a moment early: what is due within EARLY is done now, not
+                # after another sleep of a few milliseconds and another look.
+                if now >= next_revoked - EARLY:
+                    # With the count just read: a revocation made after it moves the next one.
+                    disconnect_revoked(app, counted=look.revocations)
+                    mark_seen(app, now)
+                    next_revoked = now + REVOKED_EVERY
+                if now >= next_expire - EARLY:
+                    expire_idle_games(app, now)
+                    next_expire = now + EXPIRE_EVERY
+                due = look.deadline
                 now = time.time()
                 wake = min(next_revoked, next_expire, now + longest, due if due is not None else now + longest)
                 store.clock_wakes_at = wake
@@ -830,13 +858,6 @@ def start_round_clock(app: Flask, longest: float = REVOKED_EVERY, stop: threadin
                 # another process stored meanwhile is found by the next look, a moment later.
                 if moved or (due is not None and due <= now):
                     end_rounds_on_time(app, now)
-                if now >= next_revoked:
-                    disconnect_revoked(app)
-                    mark_seen(app, now)
-                    next_revoked = now + REVOKED_EVERY
-                if now >= next_expire:
-                    expire_idle_games(app, now)
-                    next_expire = now + EXPIRE_EVERY
             except Exception:  # the clock must keep ticking whatever one game does
                 log.exception("round clock")
                 socketio.sleep(1.0)

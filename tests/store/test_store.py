@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine, inspect, select
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 from referee.models import EventRow, Game, Snapshot
 from referee.rules.errors import IllegalAction, MalformedAction
@@ -502,3 +502,51 @@ def test_a_pool_with_no_connection_free_is_busy_not_an_error(tmp_path: Path, mod
         assert store.load(gid)[1] == 1, "nothing was written; once a connection is free, all is as before"
     finally:
         engine.dispose()
+
+
+def test_the_database_counts_every_revocation_whoever_makes_it(engine: Engine) -> None:
+    """Triggers count each token or phone revoked, by any process or by hand; nothing else moves the count."""
+    from sqlalchemy import insert, update
+
+    from referee.models import Device, Revocations, Token
+
+    tokens, devices = Token.__table__, Device.__table__
+
+    def counted() -> int:
+        with engine.connect() as conn:
+            return int(conn.execute(select(Revocations.count).where(Revocations.id == 1)).scalar_one())
+
+    with engine.begin() as conn:
+        conn.execute(
+            insert(Game).values(id="g1", mode="airraid", created_at=1.0, seq=0, status="playing", deadline=7.5)
+        )
+        for i in (1, 2):
+            conn.execute(
+                insert(tokens).values(id=i, game_id="g1", role="device", token_hash=f"h{i}", label="", created_at=1.0)
+            )
+        conn.execute(insert(devices).values(id="d1", game_id="g1", token_id=1, name="", created_at=1.0))
+    assert counted() == 0
+    with engine.begin() as conn:  # seen, renamed: not a revocation
+        conn.execute(update(tokens).values(last_seen_at=2.0))
+        conn.execute(update(devices).values(name="Eva", last_seen_at=2.0))
+    assert counted() == 0
+    with engine.begin() as conn:  # a phone revoked, then its token (as `revoke_token` does)
+        conn.execute(update(devices).where(devices.c.id == "d1").values(revoked_at=3.0))
+    assert counted() == 1
+    with engine.begin() as conn:
+        conn.execute(update(tokens).where(tokens.c.revoked_at.is_(None)).values(revoked_at=4.0))
+    assert counted() == 3  # two tokens
+    with engine.begin() as conn:  # the same value written again is no new revocation
+        conn.execute(update(tokens).values(revoked_at=4.0))
+    assert counted() == 3
+    # The round clock reads both through the driver, on a connection its store keeps.
+    store = Store(engine)
+    assert store.look() == (7.5, 3)
+    with engine.begin() as conn:
+        conn.execute(update(devices).values(revoked_at=None))  # undone by hand: a change all the same
+        conn.execute(update(Game.__table__).values(deadline=None))
+    assert store.look() == (None, 4)
+    store._looker.close()  # a connection that broke: the look after the failed one opens another
+    with pytest.raises((DBAPIError, engine.dialect.loaded_dbapi.Error)):
+        store.look()
+    assert store.revocations() == 4 and store.earliest_deadline() is None

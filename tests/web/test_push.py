@@ -434,6 +434,74 @@ def test_the_clock_closes_the_sockets_of_phones_revoked_by_another_process(
     assert live.disconnect_revoked(app) == 0
 
 
+def test_while_nothing_is_revoked_the_clocks_look_reads_one_number(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sqlalchemy import event
+
+    from referee.web.extensions import engine_of
+
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    store = store_of(app)
+    counts: list[int] = []
+    real_revocations = store.revocations
+    monkeypatch.setattr(store, "revocations", lambda: counts.append(1) or real_revocations())
+    read: list[str] = []
+
+    def trace(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        read.append(" ".join(statement.split()))
+
+    event.listen(engine_of(app), "before_cursor_execute", trace)
+    try:
+        # Sockets were noted since the last look (there was none): their tokens and phones are looked up.
+        assert live.disconnect_revoked(app) == 0
+        assert counts == [1] and any("JOIN tokens" in s for s in read), read
+        counts.clear(), read.clear()
+        # Nothing revoked, no socket noted since: the count alone, read beside SQLAlchemy.
+        assert live.disconnect_revoked(app) == 0
+        assert counts == [1] and read == []
+        # A socket settles its role again (it may hold a token revoked before it was noted): looked up.
+        team = found["team:A:en"].sock
+        assert team.emit("resync", {"game": arena.gid, "seq": 0}, callback=True)["ok"]
+        read.clear()
+        assert live.disconnect_revoked(app) == 0
+        assert any("JOIN tokens" in s for s in read), read
+        read.clear()
+        assert live.disconnect_revoked(app) == 0 and read == []
+        # A phone revoked by hand in a SQL shell moves the count (a trigger): found and cut off.
+        with engine_of(app).begin() as conn:
+            conn.exec_driver_sql("UPDATE devices SET revoked_at = 5.0 WHERE id = ?", (arena.device_a,))
+        assert live.disconnect_revoked(app) == 1
+    finally:
+        event.remove(engine_of(app), "before_cursor_execute", trace)
+    assert not team.is_connected() and found["team:B:cs"].sock.is_connected()
+
+
+def test_the_running_clock_cuts_off_a_phone_revoked_by_hand_within_its_look(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from referee.web.extensions import engine_of
+
+    arena, _pushes, found = game_in_the_air(app, monkeypatch)
+    monkeypatch.setattr(live, "REVOKED_EVERY", 0.2)
+    stop = threading.Event()
+    live.start_round_clock(app, longest=0.2, stop=stop)
+    try:
+        time.sleep(0.5)  # a few looks, nothing revoked
+        team = found["team:A:en"].sock
+        assert team.is_connected()
+        with engine_of(app).begin() as conn:
+            conn.exec_driver_sql("UPDATE devices SET revoked_at = 5.0 WHERE id = ?", (arena.device_a,))
+        deadline = time.time() + 5.0
+        while team.is_connected() and time.time() < deadline:
+            time.sleep(0.05)
+        assert not team.is_connected(), "the clock did not cut off the phone revoked elsewhere"
+        assert found["team:B:cs"].sock.is_connected()
+    finally:
+        stop.set()
+        store_of(app).deadlines_moved.set()
+
+
 def test_a_referee_link_revoked_elsewhere_is_cut_off_by_the_clock_and_no_entry_reads_its_role(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from flask import Flask
 
+from referee.store import Look
 from referee.web import live
 from referee.web.extensions import store_of
 
@@ -39,8 +40,8 @@ def test_the_clock_sleeps_while_no_deadline_is_near(app: Flask, monkeypatch: Any
     store = store_of(app)
     looks = []
     ticks = []
-    real_earliest = store.earliest_deadline
-    monkeypatch.setattr(store, "earliest_deadline", lambda: looks.append(1) or real_earliest())
+    real_look = store.look
+    monkeypatch.setattr(store, "look", lambda: looks.append(1) or real_look())
     monkeypatch.setattr(live, "end_rounds_on_time", lambda _app, now=None: ticks.append(now) or [])
     run_clock(app, 3.0)
     # Three rounds in the air, five minutes to go: a look every two seconds (a ticking clock
@@ -110,20 +111,20 @@ def test_a_deadline_stored_while_the_clock_looks_wakes_it(app: Flask, monkeypatc
     due = next(a for a in referee.get(f"/api/games/{gid}/view").get_json()["legal"] if a["type"] == "report_dogfight")
     assert act(referee, gid, {**due, "throws": [{"hands": ["rock", "scissors"]}]}).status_code == 200
     store = store_of(app)
-    real_earliest = store.earliest_deadline
+    real_look = store.look
     looked = threading.Event()
 
-    def earliest() -> float | None:
+    def look() -> Look:
         # The clock has read the soonest deadline (five minutes away); before it goes to sleep
         # on that, a write brings the round's end to half a second from now.
-        value = real_earliest()
+        value = real_look()
         if not looked.is_set():
             looked.set()
             left = store.load(gid)[0].round.timer.deadline - time.time()
             assert act(referee, gid, {"type": "adjust_timer", "seconds": -(left - 0.5)}).status_code == 200
         return value
 
-    store.earliest_deadline = earliest  # type: ignore[method-assign]
+    store.look = look  # type: ignore[method-assign]
     stop = threading.Event()
     try:
         live.start_round_clock(app, longest=60.0, stop=stop)
@@ -148,18 +149,18 @@ def test_deadlines_stored_while_the_clock_looks_wake_it_only_if_sooner(app: Flas
     assert act(referee, gid, {**due, "throws": [{"hands": ["rock", "scissors"]}]}).status_code == 200
     store = store_of(app)
     assert store.earliest_deadline() is not None  # the round's end, minutes away
-    real_earliest = store.earliest_deadline
+    real_look = store.look
     looks: list[float] = []
 
-    def earliest() -> float | None:
+    def look() -> Look:
         # A busy evening: every look meets a write that stores a deadline minutes away.
-        value = real_earliest()
+        value = real_look()
         looks.append(time.time())
         for kind in ("pause_timer", "resume_timer"):
             assert act(referee, gid, {"type": kind}).status_code == 200
         return value
 
-    store.earliest_deadline = earliest  # type: ignore[method-assign]
+    store.look = look  # type: ignore[method-assign]
     stop = threading.Event()
     try:
         live.start_round_clock(app, longest=60.0, stop=stop)
