@@ -74,7 +74,11 @@ class GroupFlush:
         self._run = run
         self._sync = sync or (fdatasync_file if database is None else self._sync_held)
         self._wal: Any = None
-        self._changed = threading.Condition(threading.Lock())
+        # A plain lock, not a Condition: a report's ticket and its own flush take it three
+        # times and wait for no one. Only a waiter that finds a flush under way waits, on an
+        # Event made then (`_done`), which that flush sets as it ends.
+        self._lock = threading.Lock()
+        self._done: threading.Event | None = None
         self._started = 0
         self._finished = 0
         self._flushing = False
@@ -89,34 +93,49 @@ class GroupFlush:
 
     def ticket(self) -> int:
         """Return the mark of a commit that has just returned: the flushes begun before it."""
-        with self._changed:
+        with self._lock:
             self._commits += 1
             return self._started
 
     def wait(self, ticket: int) -> None:
         """Return once a flush begun after `ticket` has finished; raise OSError if the flush failed."""
         while True:
-            with self._changed:
-                while self._flushing and self._finished <= ticket:
-                    self._changed.wait()
+            with self._lock:
                 if self._finished > ticket:
                     return
-                self._flushing = True
-                self._started += 1
-                number = self._started
+                if self._flushing:
+                    if self._done is None:
+                        self._done = threading.Event()
+                    done = self._done
+                else:
+                    done = None
+                    self._flushing = True
+                    self._started += 1
+                    number = self._started
+            if done is not None:
+                done.wait()  # for the flush under way; then look again
+                continue
             try:
                 self._call(self._sync, self.path)
             except BaseException:
-                with self._changed:
-                    # Nothing is known to be on the disk: the waiters try again, each its own flush.
-                    self._flushing = False
-                    self._changed.notify_all()
+                # Nothing is known to be on the disk: the waiters try again, each its own flush.
+                self._end_flush(None)
                 raise
-            with self._changed:
+            checkpoint = self._end_flush(number)
+            if checkpoint:
+                # Beside, not in, this flush's answer: nobody waits for a checkpoint.
+                threading.Thread(target=self._checkpoint_beside, name="referee-checkpoint", daemon=True).start()
+            return
+
+    def _end_flush(self, number: int | None) -> bool:
+        """Mark the flush under way done (`number`) or failed (None), wake who waits; tell whether to checkpoint."""
+        with self._lock:
+            self._flushing = False
+            done, self._done = self._done, None
+            checkpoint = False
+            if number is not None:
                 self._finished = number
-                self._flushing = False
                 self.flushes += 1
-                self._changed.notify_all()
                 checkpoint = (
                     self.database is not None
                     and not self._checkpointing
@@ -125,10 +144,9 @@ class GroupFlush:
                 if checkpoint:
                     self._checkpointing = True
                     self._checkpointed_at = self._commits
-            if checkpoint:
-                # Beside, not in, this flush's answer: nobody waits for a checkpoint.
-                threading.Thread(target=self._checkpoint_beside, name="referee-checkpoint", daemon=True).start()
-            return
+        if done is not None:
+            done.set()
+        return checkpoint
 
     def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
         return fn(*args) if self._run is None else self._run(fn, *args)
@@ -139,7 +157,7 @@ class GroupFlush:
         except Exception:  # the flush is done; a checkpoint put off costs nothing yet
             log.warning("checkpoint of %s failed; the next one tries again", self.database, exc_info=True)
         finally:
-            with self._changed:
+            with self._lock:
                 self._checkpointing = False
 
     def _connection(self) -> sqlite3.Connection:

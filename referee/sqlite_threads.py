@@ -81,24 +81,7 @@ class OffloadedCursor:
         return self
 
     def _begin(self, sql: str, parameters: Any) -> None:
-        """Take the write lock here if it is free, else wait for it through the runner.
-
-        This process's writers queue at the owner's gate before this, so the lock is taken
-        only by another process (a `referee` command) if at all: SQLite is asked not to wait,
-        and only a refusal costs the trip to another thread, where it waits its busy timeout.
-        """
-        connection = self._owner._connection
-        patience = self._owner.patience()
-        connection.execute("PRAGMA busy_timeout = 0")
-        try:
-            self._cursor.execute(sql, parameters)
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc):
-                raise
-        finally:
-            connection.execute(f"PRAGMA busy_timeout = {patience}")
-        self._run(self._cursor.execute, sql, parameters)
+        self._owner.begin_on(self._cursor, sql, parameters)
 
     def executemany(self, sql: str, seq_of_parameters: Any) -> OffloadedCursor:
         """Run one statement for each set of parameters."""
@@ -177,6 +160,36 @@ class OffloadedConnection:
                 gate.__exit__(None, None, None)
             raise
         object.__setattr__(self, "writing", True)
+
+    def begin_on(self, cursor: sqlite3.Cursor, sql: str = WRITE_BEGIN, parameters: Any = ()) -> None:
+        """Take the write lock on a cursor of this connection here if it is free, else wait for it through the runner.
+
+        This process's writers queue at the gate before this, so the lock is taken only by
+        another process (a `referee` command) if at all: SQLite is asked not to wait, and only
+        a refusal costs the trip to another thread, where it waits its busy timeout.
+        """
+        connection = self._connection
+        patience = self.patience()
+        connection.execute("PRAGMA busy_timeout = 0")
+        try:
+            cursor.execute(sql, parameters)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+        finally:
+            connection.execute(f"PRAGMA busy_timeout = {patience}")
+        self._run(cursor.execute, sql, parameters)
+
+    def writing_cursor(self) -> sqlite3.Cursor:
+        """Begin a write transaction (after this process's other writers); return the driver's own cursor.
+
+        For a caller that runs the whole transaction itself (referee.store's actions): inside it
+        nothing waits, so its statements need no wrapper each, and `commit_here` ends it.
+        """
+        cursor: sqlite3.Cursor = self._connection.cursor()
+        self.begin_writing(lambda: self.begin_on(cursor))
+        return cursor
 
     def _done_writing(self, closed: bool = False) -> None:
         was = self.writing

@@ -943,9 +943,17 @@ class Store:
     @staticmethod
     @contextmanager
     def _transaction(connection: Any, sql: _ActionSql, commit: Callable[[], None]) -> Iterator[Any]:
-        cursor = connection.cursor()
-        if sql.begin is not None:
-            sql.begin.run(cursor, {})
+        if isinstance(connection, OffloadedConnection):
+            # The driver's own cursor: inside the write transaction nothing waits, so the
+            # statements go straight to it, not through a wrapper each.
+            try:
+                cursor = connection.writing_cursor()
+            except sql.game.errors as exc:
+                raise DBAPIError.instance(WRITE_BEGIN, (), exc, sql.game.errors) from exc
+        else:
+            cursor = connection.cursor()
+            if sql.begin is not None:
+                sql.begin.run(cursor, {})
         try:
             yield cursor
             cursor.close()
