@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/fanout.py                          # scenarios A and B, about 2.5 minutes
     .venv/bin/python bench/fanout.py --scenario A --seconds 20
+    .venv/bin/python bench/fanout.py --scenario A --seconds 20 --rounds 5   # ours, bare, ours, ...: medians
     .venv/bin/python bench/fanout.py --scenario B --mode gevent
     .venv/bin/python bench/fanout.py --games 100 --per-game 25 --no-bare   # step the socket count up
 
@@ -24,7 +25,9 @@ missed deliveries, the server's peak threads and RSS, the bytes pushed per repor
 ours/bare ratios, and the CPU time the host took from the machine (steal) while each server
 reported; then, as the last line of each scenario, one summary line for other tools:
 `scenario=A p50_ms=… p99_ms=… bare_p99_ms=… cpu_ms=… bare_cpu_ms=… missed=…` (per delivery;
-CPU ms per report). Needs the `bench` extra. FANOUT_SERVER_LOG=file keeps our server's output.
+CPU ms per report). With `--rounds N` both servers run N times, alternating, and the CPU per
+report is each one's median (the bare server's is small, so one run's drift moves a ratio far).
+Needs the `bench` extra. FANOUT_SERVER_LOG=file keeps our server's output.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import json
 import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -646,13 +650,13 @@ def print_table(title: str, results: list[Result]) -> None:
     )
 
 
-def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse.Namespace) -> None:
-    import requests  # noqa: F401  (fail early if the bench extra is missing)
-
+def one_round(
+    name: str, games_n: int, per_game: int, rate: float, args: argparse.Namespace
+) -> tuple[Result, Result | None, float]:
+    """Run our server, then (unless --no-bare) the bare one, on the same scenario: (ours, bare, setup seconds)."""
     sockets = games_n * per_game
     nprocs = args.client_procs or max(2, math.ceil(sockets / SOCKETS_PER_CLIENT_PROCESS))
     threads = sockets + 50
-    results = []
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         server, link = start_ours(Path(tmp), args.mode, threads, args.database_url)
@@ -680,32 +684,106 @@ def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse
                 nprocs,
             )
             ours.label = f"referee ({args.mode})"
-            results.append(ours)
         finally:
             server.stop()
-    if not args.no_bare:
-        # The bare message is as long as our mean push: {"seq":n,"view":{"pad":"…"}} is 28 bytes and the pad.
-        size = max(1, int(ours.mean_size) - 28) if ours.mean_size else 2000
-        bare = start_bare(args.mode, threads)
-        try:
-            rooms = {f"g{i}": [""] * (per_game - 1) for i in range(games_n)}
+    if args.no_bare:
+        return ours, None, setup
+    # The bare message is as long as our mean push: {"seq":n,"view":{"pad":"…"}} is 28 bytes and the pad.
+    size = max(1, int(ours.mean_size) - 28) if ours.mean_size else 2000
+    bare_server = start_bare(args.mode, threads)
+    try:
+        rooms = {f"g{i}": [""] * (per_game - 1) for i in range(games_n)}
 
-            def broadcast(game: str, n: int) -> tuple[str, dict[str, Any]]:
-                return "report", {"game": game, "n": n + 1, "size": size}
+        def broadcast(game: str, n: int) -> tuple[str, dict[str, Any]]:
+            return "report", {"game": game, "n": n + 1, "size": size}
 
-            results.append(
-                run_one(
-                    f"bare ({args.mode})", bare.base, "join", rooms, "", rate, args.seconds, broadcast, bare, nprocs
-                )
-            )
-        finally:
-            bare.stop()
+        bare = run_one(
+            f"bare ({args.mode})",
+            bare_server.base,
+            "join",
+            rooms,
+            "",
+            rate,
+            args.seconds,
+            broadcast,
+            bare_server,
+            nprocs,
+        )
+    finally:
+        bare_server.stop()
+    return ours, bare, setup
+
+
+def pooled(rounds: list[Result]) -> Result:
+    """One result of several rounds of one server: every delivery and report, the median CPU per report."""
+    if len(rounds) == 1:
+        return rounds[0]
+    first = rounds[0]
+    out = Result(first.label, sockets=first.sockets)
+    for r in rounds:
+        out.reports += r.reports
+        out.refused += r.refused
+        out.expected += r.expected
+        out.deliveries += r.deliveries
+        out.all_screens += r.all_screens
+        out.connect_failed += r.connect_failed
+        out.dropped += r.dropped
+        out.peak_threads = max(out.peak_threads, r.peak_threads)
+        out.peak_rss_mb = max(out.peak_rss_mb, r.peak_rss_mb)
+        out.errors += r.errors
+    out.mean_size = statistics.fmean(r.mean_size for r in rounds)
+    out.first_size = statistics.fmean(r.first_size for r in rounds)
+    out.cpu_share = statistics.median(r.cpu_share for r in rounds)
+    out.cpu_ms_per_report = statistics.median(r.cpu_ms_per_report for r in rounds)
+    out.system_ms_per_report = statistics.median(r.system_ms_per_report for r in rounds)
+    out.steal_share = max(r.steal_share for r in rounds)
+    return out
+
+
+def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse.Namespace) -> None:
+    import requests  # noqa: F401  (fail early if the bench extra is missing)
+
+    sockets = games_n * per_game
+    nprocs = args.client_procs or max(2, math.ceil(sockets / SOCKETS_PER_CLIENT_PROCESS))
+    threads = sockets + 50
+    ours_rounds: list[Result] = []
+    bare_rounds: list[Result] = []
+    setups = []
+    for n in range(args.rounds):
+        ours, bare, setup = one_round(name, games_n, per_game, rate, args)
+        ours_rounds.append(ours)
+        setups.append(setup)
+        if bare is not None:
+            bare_rounds.append(bare)
+        if args.rounds > 1:
+            line = f"round {n + 1}/{args.rounds}: CPU ms per report ours {ours.cpu_ms_per_report:.2f}"
+            if bare is not None:
+                ratio = ours.cpu_ms_per_report / bare.cpu_ms_per_report if bare.cpu_ms_per_report else float("nan")
+                line += f", bare {bare.cpu_ms_per_report:.2f} ({ratio:.2f}×)"
+                line += f"; p99 ours {pct(ours.deliveries, 0.99):.1f} ms, bare {pct(bare.deliveries, 0.99):.1f} ms"
+            print(line, flush=True)
+    ours = pooled(ours_rounds)
+    results = [ours] + ([pooled(bare_rounds)] if bare_rounds else [])
     served = "gevent, one event loop" if args.mode == "gevent" else f"threading, {threads} gunicorn threads"
+    rounds = f"{args.rounds} alternating rounds of " if args.rounds > 1 else ""
     print_table(
         f"Scenario {name}: {games_n} game(s) × {per_game} screens = {sockets} sockets, {rate:g} report(s)/s per game, "
-        f"{args.seconds:g} s; screens in {nprocs} client processes; {served}; setup {setup:.0f} s",
+        f"{rounds}{args.seconds:g} s; screens in {nprocs} client processes; {served}; setup {max(setups):.0f} s",
         results,
     )
+    if args.rounds > 1:
+        print("with rounds: deliveries and reports of every round together; CPU/rep and cores: the rounds' median.")
+        if bare_rounds:
+            ratios = [
+                o.cpu_ms_per_report / b.cpu_ms_per_report
+                for o, b in zip(ours_rounds, bare_rounds, strict=True)
+                if b.cpu_ms_per_report
+            ]
+            print(
+                "CPU per report, ours / bare in each round: "
+                + ", ".join(f"{r:.2f}×" for r in ratios)
+                + f"; median {statistics.median(ratios):.2f}×"
+            )
     print(
         f"bytes pushed per report to one screen: {ours.mean_size:.0f} (a screen's first push, its whole view: "
         f"{ours.first_size:.0f}); the bare server sends {ours.mean_size:.0f}"
@@ -758,6 +836,12 @@ def main() -> None:
         "--client-procs", type=int, default=0, help="client processes (default: 1 per 400 sockets, at least 2)"
     )
     parser.add_argument("--no-bare", action="store_true", help="skip the bare python-socketio baseline")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run ours and the bare server this many times, alternating, and take each one's median CPU per report",
+    )
     parser.add_argument("--database-url", help="our server's database (default: SQLite in a temporary instance folder)")
     parser.add_argument("--games", type=int, help="custom scenario: games (with --per-game and --rate)")
     parser.add_argument("--per-game", type=int, default=25)
