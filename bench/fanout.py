@@ -1,6 +1,6 @@
 """Fan-out: time from a report until every other screen has its update, ours against a bare broadcast.
 
-    .venv/bin/python bench/fanout.py                          # scenarios A and B, about 2.5 minutes
+    .venv/bin/python bench/fanout.py                          # scenarios A and B, 3 rounds each, about 3.5 minutes
     .venv/bin/python bench/fanout.py --scenario A --seconds 20
     .venv/bin/python bench/fanout.py --scenario A --seconds 20 --rounds 5   # ours, bare, ours, ...: medians
     .venv/bin/python bench/fanout.py --scenario B --mode gevent
@@ -25,8 +25,9 @@ missed deliveries, the server's peak threads and RSS, the bytes pushed per repor
 ours/bare ratios, and the CPU time the host took from the machine (steal) while each server
 reported; then, as the last line of each scenario, one summary line for other tools:
 `scenario=A p50_ms=… p99_ms=… bare_p99_ms=… cpu_ms=… bare_cpu_ms=… missed=…` (per delivery;
-CPU ms per report). With `--rounds N` both servers run N times, alternating, and the CPU per
-report is each one's median (the bare server's is small, so one run's drift moves a ratio far).
+CPU ms per report). Both servers run `--rounds` times (3 unless told), alternating, and the CPU
+per report is each one's median: the bare server's is small, so one run's drift moves a ratio
+far (a single round's ratio spread from 1.25 to 1.63× over 15 rounds of one morning).
 Needs the `bench` extra. FANOUT_SERVER_LOG=file keeps our server's output.
 """
 
@@ -839,14 +840,17 @@ def main() -> None:
     parser.add_argument(
         "--rounds",
         type=int,
-        default=1,
-        help="run ours and the bare server this many times, alternating, and take each one's median CPU per report",
+        default=3,
+        help="run ours and the bare server this many times, alternating, and take each one's median CPU per "
+        "report (default 3; 1 for a single run each)",
     )
     parser.add_argument("--database-url", help="our server's database (default: SQLite in a temporary instance folder)")
     parser.add_argument("--games", type=int, help="custom scenario: games (with --per-game and --rate)")
     parser.add_argument("--per-game", type=int, default=25)
     parser.add_argument("--rate", type=float, default=1.0, help="custom scenario: reports per second per game")
     args = parser.parse_args()
+    if not 1 <= args.rounds <= 100:
+        parser.error("--rounds must be 1 to 100")
     print(f"fan-out bench on {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start", flush=True)
     if args.games:
         scenario("custom", args.games, args.per_game, args.rate, args)

@@ -21,12 +21,19 @@ instructions:
     valgrind --tool=callgrind .venv/bin/python bench/report_cost.py --reports 20   (and --reports 120)
 
 and take the difference over 100 reports.
+
+With `--parts` (and `--gap`), each report's CPU time is also split by the parts of its work:
+the store's write (and within it the statements, the rules and the commit), the views, the
+change sets, their translation, the emits and the flush; the median of each over the reports.
+A part is timed around its outermost call only, so a recursive one (the diff) counts once.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import cProfile
+import functools
 import pstats
 import statistics
 import sys
@@ -38,7 +45,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.web import create_app, live  # noqa: E402
+from referee import store  # noqa: E402
+from referee.rules import engine  # noqa: E402
+from referee.web import changes, create_app, live  # noqa: E402
 from referee.web.extensions import socketio  # noqa: E402
 from tests.web.test_games_web import create, join, referee_client  # noqa: E402
 
@@ -100,6 +109,52 @@ def report(sockets: Any, gid: str, first: int, count: int) -> None:
         sock.get_received()
 
 
+# The parts `--parts` times: (label, owner, attribute). The commit is timed in `_timed_commits`.
+PARTS = (
+    ("the store's write", store.Store, "execute"),
+    ("  its statements", store._Sql, "run"),
+    ("  the rules", engine.Engine, "apply"),
+    ("the push", live, "push_views"),
+    ("  the views", live, "_view_or_none"),
+    ("  the change sets", changes, "diff"),
+    ("  their translation", live, "_said_message"),
+    ("  the emits", socketio, "emit"),
+    ("the flush", store.Store, "flushed"),
+)
+COMMIT = "  the commit"
+
+
+def timed_parts() -> dict[str, float]:
+    """Wrap each part with a CPU timer of its outermost calls; return the running totals, in seconds."""
+    spent: dict[str, float] = collections.defaultdict(float)
+    inside: collections.Counter[str] = collections.Counter()
+
+    def timed(label: str, fn: Any) -> Any:
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            if inside[label]:
+                return fn(*args, **kwargs)
+            inside[label] += 1
+            started = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[label] += time.process_time() - started
+                inside[label] -= 1
+
+        return run
+
+    for label, owner, name in PARTS:
+        setattr(owner, name, timed(label, getattr(owner, name)))
+    transaction = store.Store._transaction
+
+    def timed_commits(connection: Any, sql: Any, commit: Any) -> Any:
+        return transaction(connection, sql, timed(COMMIT, commit))
+
+    store.Store._transaction = staticmethod(timed_commits)  # type: ignore[method-assign]
+    return spent
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="the screens' sockets decode every push too")
@@ -107,7 +162,11 @@ def main() -> None:
     parser.add_argument("--reports", type=int, default=0, help="only send this many reports (for callgrind)")
     parser.add_argument("--sort", default="cumulative", help="the profile's order (cumulative, tottime, ...)")
     parser.add_argument("--gap", type=float, default=0.0, help="seconds of pause before each report (cold caches)")
+    parser.add_argument("--parts", action="store_true", help="with --gap: split each report's CPU time by its parts")
     args = parser.parse_args()
+    if args.parts and not args.gap:
+        parser.error("--parts needs --gap")
+    spent = timed_parts() if args.parts else None
     sockets, gid = set_up(args.full)
     if args.reports:
         report(sockets, gid, 0, args.reports)
@@ -115,15 +174,23 @@ def main() -> None:
     report(sockets, gid, 0, 50)  # warm: caches, the first whole views
     if args.gap:
         each = []
+        parts: dict[str, list[float]] = collections.defaultdict(list)
         for n in range(100):
             time.sleep(args.gap)
+            before = dict(spent) if spent is not None else {}
             started = time.process_time()
             report(sockets, gid, 50 + n, 1)
             each.append((time.process_time() - started) * 1000)
+            for label, total in (spent or {}).items():
+                parts[label].append((total - before.get(label, 0.0)) * 1000)
         print(
             f"report_cost screens={SCREENS} full={args.full} gap_s={args.gap:g} "
             f"median_ms={statistics.median(each):.2f} p90_ms={sorted(each)[89]:.2f}"
         )
+        labels = [label for label, _owner, _name in PARTS]
+        labels.insert(labels.index("the push"), COMMIT)
+        for label in labels if spent is not None else []:
+            print(f"  {label:<22} median {statistics.median(parts[label] or [0.0]):.3f} ms")
         return
     batches = []
     for b in range(6):
