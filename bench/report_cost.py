@@ -109,7 +109,7 @@ def report(sockets: Any, gid: str, first: int, count: int) -> None:
         sock.get_received()
 
 
-# The parts `--parts` times: (label, owner, attribute). The commit is timed in `_timed_commits`.
+# The parts `--parts` times: (label, owner, attribute). The commit is timed apart (`timed_parts`).
 PARTS = (
     ("the store's write", store.Store, "execute"),
     ("  its statements", store._Sql, "run"),
