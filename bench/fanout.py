@@ -651,13 +651,17 @@ def print_table(title: str, results: list[Result]) -> None:
     )
 
 
+def sizes(games_n: int, per_game: int, args: argparse.Namespace) -> tuple[int, int, int]:
+    """Return a scenario's sockets, its client processes and the threads a threaded server gets."""
+    sockets = games_n * per_game
+    return sockets, args.client_procs or max(2, math.ceil(sockets / SOCKETS_PER_CLIENT_PROCESS)), sockets + 50
+
+
 def one_round(
     name: str, games_n: int, per_game: int, rate: float, args: argparse.Namespace
 ) -> tuple[Result, Result | None, float]:
     """Run our server, then (unless --no-bare) the bare one, on the same scenario: (ours, bare, setup seconds)."""
-    sockets = games_n * per_game
-    nprocs = args.client_procs or max(2, math.ceil(sockets / SOCKETS_PER_CLIENT_PROCESS))
-    threads = sockets + 50
+    _sockets, nprocs, threads = sizes(games_n, per_game, args)
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         server, link = start_ours(Path(tmp), args.mode, threads, args.database_url)
@@ -744,9 +748,7 @@ def pooled(rounds: list[Result]) -> Result:
 def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse.Namespace) -> None:
     import requests  # noqa: F401  (fail early if the bench extra is missing)
 
-    sockets = games_n * per_game
-    nprocs = args.client_procs or max(2, math.ceil(sockets / SOCKETS_PER_CLIENT_PROCESS))
-    threads = sockets + 50
+    sockets, nprocs, threads = sizes(games_n, per_game, args)
     ours_rounds: list[Result] = []
     bare_rounds: list[Result] = []
     setups = []
