@@ -116,7 +116,10 @@ class GroupFlush:
                 done.wait()  # for the flush under way; then look again
                 continue
             try:
-                self._call(self._sync, self.path)
+                if self._run is None:
+                    self._sync(self.path)
+                else:
+                    self._run(self._sync, self.path)
             except BaseException:
                 # Nothing is known to be on the disk: the waiters try again, each its own flush.
                 self._end_flush(None)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
@@ -188,7 +189,7 @@ class OffloadedConnection:
         nothing waits, so its statements need no wrapper each, and `commit_here` ends it.
         """
         cursor: sqlite3.Cursor = self._connection.cursor()
-        self.begin_writing(lambda: self.begin_on(cursor))
+        self.begin_writing(partial(self.begin_on, cursor))
         return cursor
 
     def _done_writing(self, closed: bool = False) -> None:

@@ -21,7 +21,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import partial
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar, cast
@@ -46,6 +47,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from referee.group_flush import GroupFlush
+from referee.jsontext import compact_encoder
 from referee.models import EventRow, Game, Revocations, Snapshot
 from referee.rules import modes as rules_modes
 from referee.rules.errors import GameOver, MalformedAction, Msg
@@ -129,7 +131,7 @@ class _Sql:
         elif self._pick is not None:
             args = self._pick(values)
         else:
-            args = tuple(values[n] for n in self.order)
+            args = (values[self.order[0]],) if self.order else ()
         try:
             cursor.execute(self.text, args)
         except self.errors as exc:
@@ -494,8 +496,8 @@ class _Cached:
     version: int
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+# An event's data and a snapshot's state, as stored: compact, and not escaped to ASCII.
+_dumps = compact_encoder(ensure_ascii=False)
 
 
 class Store:
@@ -811,7 +813,7 @@ class Store:
             found = sql.game.run(cursor, {"game_id": game_id}).fetchone()
             if found is None:
                 raise GameNotFound(game_id)
-            game = _GameRow._make(found)
+            game = tuple.__new__(_GameRow, found)  # _GameRow._make, without its Python call
             used = None
             if client_id is not None:
                 used = sql.used_by_batch.run(cursor, {"game_id": game_id, "client_id": client_id}).fetchone()
@@ -867,8 +869,7 @@ class Store:
 
         def run() -> Result:
             try:
-                with self._writing(sql, relaxed=relaxed) as cursor:
-                    result, mode, game = act(cursor, None)
+                result, mode, game = self._writing(sql, partial(act, conn=None), relaxed=relaxed)
             except _NeedsConnection:
                 with self.engine.begin() as conn:
                     result, mode, game = act(conn.connection.cursor(), conn)
@@ -876,7 +877,8 @@ class Store:
                 # Taken after the commit: a duplicate's original may be one not yet on the disk
                 # either, and the flush this ticket waits for begins after both were written.
                 assert self.group_flush is not None
-                result = replace(result, flush_ticket=self.group_flush.ticket())
+                # This call's own result, not yet seen by anyone: set, not copied field by field.
+                object.__setattr__(result, "flush_ticket", self.group_flush.ticket())
             if result.duplicate or not result.events:
                 return result
             # Committed: only now may other threads see the new state in the cache.
@@ -909,30 +911,27 @@ class Store:
             log.error("the write-ahead log %s could not be flushed: %s", self.group_flush.path, exc)
             raise StoreBusy("the change could not be saved to the disk yet") from exc
 
-    @contextmanager
-    def _writing(self, sql: _ActionSql, *, relaxed: bool = False) -> Iterator[Any]:
-        """A write transaction on the driver's own connection: its cursor, committed at the end.
+    def _writing(self, sql: _ActionSql, body: Callable[[Any], T], *, relaxed: bool = False) -> T:
+        """Run `body(cursor)` in a write transaction on the driver's own connection, committed at the end.
 
         SQLAlchemy's Connection, its transaction object and events cost an action more than its
         statements do. `relaxed`: the commit does not wait for the disk (the caller waits in
         `flushed`), on the connection this store keeps for such commits (`_relaxed_writer`);
-        else on one from the pool, as SQLAlchemy would use.
+        else on one from the pool, as SQLAlchemy would use. (Plain calls, not context managers:
+        contextlib's four functions ran on every report.)
         """
         if not relaxed:
             connection = self.engine.raw_connection()
             try:
-                with self._transaction(connection, sql, connection.commit) as cursor:
-                    yield cursor
+                return self._transaction(connection, sql, connection.commit, body)
             finally:
                 connection.close()
-            return
         with self._writer_lock:
             writer = self._writer if self._writer is not None else self._relaxed_writer()
             # Nothing in a relaxed commit waits for the disk: no trip to the thread pool.
             commit = writer.commit_here if isinstance(writer, OffloadedConnection) else writer.commit
             try:
-                with self._transaction(writer, sql, commit) as cursor:
-                    yield cursor
+                return self._transaction(writer, sql, commit, body)
             except BaseException:
                 if writer.in_transaction:  # its rollback failed: what state it is in, nobody knows
                     self._writer = None
@@ -941,8 +940,8 @@ class Store:
                 raise
 
     @staticmethod
-    @contextmanager
-    def _transaction(connection: Any, sql: _ActionSql, commit: Callable[[], None]) -> Iterator[Any]:
+    def _transaction(connection: Any, sql: _ActionSql, commit: Callable[[], None], body: Callable[[Any], T]) -> T:
+        """Begin on `connection`, return `body(cursor)` once committed; roll back whatever fails."""
         if isinstance(connection, OffloadedConnection):
             # The driver's own cursor: inside the write transaction nothing waits, so the
             # statements go straight to it, not through a wrapper each.
@@ -955,7 +954,7 @@ class Store:
             if sql.begin is not None:
                 sql.begin.run(cursor, {})
         try:
-            yield cursor
+            done = body(cursor)
             cursor.close()
             try:
                 commit()
@@ -964,6 +963,7 @@ class Store:
         except BaseException:
             connection.rollback()
             raise
+        return done
 
     def _relaxed_writer(self) -> Any:
         """Return the connection actions' relaxed commits are written on: one, kept for the store's life.

@@ -19,13 +19,12 @@ whole in a `$set`. No state: `apply(base, diff(base, new)) == new`.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from itertools import takewhile
-from json import encoder as json_encoder
 from operator import is_, truth
 from typing import Any
 
+from referee.jsontext import compact_encoder
 from referee.rules.errors import Msg, Name
 
 SET = "$set"
@@ -250,26 +249,8 @@ def _apply_list(base: Any, steps: Any) -> list[Any]:
     return out
 
 
-def _not_json(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-# The standard library's C encoder, made once: `json.dumps(value, separators=...)` makes a new
-# JSONEncoder for every call, and a push encodes a message for every room and the answer.
-_make_encoder = getattr(json_encoder, "c_make_encoder", None)  # None where _json is not built
-_encode = (
-    None
-    if _make_encoder is None
-    else _make_encoder(None, _not_json, json_encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
-)
-_fallback = json.JSONEncoder(separators=(",", ":"), check_circular=False)
-
-
-def compact(value: Any) -> str:
-    """Return a value's JSON text as a packet carries it: no spaces, ASCII only (`json.dumps`'s, compact)."""
-    if _encode is None or isinstance(value, str):
-        return _fallback.encode(value)
-    return "".join(_encode(value, 0))
+compact: Callable[[Any], str] = compact_encoder(ensure_ascii=True)
+"""Return a value's JSON text as a packet carries it: no spaces, ASCII only (`json.dumps`'s, compact)."""
 
 
 class Encoded(dict[str, Any]):

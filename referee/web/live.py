@@ -222,6 +222,10 @@ def _push_views_now(game_id: str, state: Any, game: _Pushed, *, local: bool, sin
         # is not made (making and sending the views is most of a push's time).
         in_use = None if queued else here
     made = Made()
+    # Straight to Socket.IO's manager (the one path every emit takes, through the message queue
+    # if any): Flask-SocketIO's and the server's emit only sort their arguments and log, and a
+    # push makes one emit a role.
+    emit = socketio.server.manager.emit
     held: dict[tuple[Role, str], tuple[int, Any, int | None]] = {}
     unsaid: dict[Role, tuple[int, Any]] = {}
     languages = current_app.config["LANGUAGES"]
@@ -235,7 +239,7 @@ def _push_views_now(game_id: str, state: Any, game: _Pushed, *, local: bool, sin
                     view = _view_or_none(mode.view_of, state, role, game_id)
                     made.rooms[(role, lang)] = view
                     event, message, size = _message(game.held.get((role, lang)), state.version, view, since, queued)
-                    socketio.emit(event, message, to=room_of(game_id, role, lang), ignore_queue=local)
+                    emit(event, message, "/", room=room_of(game_id, role, lang), ignore_queue=local)
                     made.sent.append((role, lang))
                     held[(role, lang)] = (state.version, view, size)
             continue
@@ -256,7 +260,7 @@ def _push_views_now(game_id: str, state: Any, game: _Pushed, *, local: bool, sin
             made.sent.append(room)
             held[room] = (state.version, None, size)
         for event, message, to in sends.values():
-            socketio.emit(event, message, to=to[0] if len(to) == 1 else to, ignore_queue=local)
+            emit(event, message, "/", room=to[0] if len(to) == 1 else to, ignore_queue=local)
     # A room not sent this push may hold anything by the next: it gets its whole view then.
     game.held = held
     game.unsaid = unsaid

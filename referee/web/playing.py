@@ -22,6 +22,8 @@ from referee.web.i18n import current_lang
 
 PUBLISHER = "referee.publisher"
 """The app's extension key of its Publisher (`live.init_app` sets it)."""
+PLAY = "referee.play"
+"""The app's extension key of its play service, made by the first `play()`."""
 
 
 def load_any_state(game_id: str) -> Any:
@@ -45,8 +47,11 @@ def view_of(state: Any, role: Role, game_id: str) -> dict[str, Any]:
 
 def play() -> Play:
     """Return the play service of this app: its store, and the pushes of `live.py`."""
-    publisher: Publisher = current_app.extensions[PUBLISHER]
-    return Play(db.store, publisher)
+    found: Play | None = current_app.extensions.get(PLAY)
+    if found is None:
+        publisher: Publisher = current_app.extensions[PUBLISHER]
+        found = current_app.extensions[PLAY] = Play(db.store, publisher)
+    return found
 
 
 LOOK_UP = "look up"

@@ -5,8 +5,10 @@ Rooms of a game are made in referee.web.live: one per role and language, joined 
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable
+from json.encoder import encode_basestring_ascii
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -75,7 +77,14 @@ class BoundedJSON:
     @staticmethod
     def loads(s: str | bytes, **kwargs: Any) -> Any:
         """Parse like python-socketio does, nesting at most security.MAX_JSON_DEPTH."""
-        return bounded_loads(s, engineio_json.loads, **kwargs)
+        if kwargs or not isinstance(s, str):
+            return bounded_loads(s, engineio_json.loads, **kwargs)
+        return bounded_loads(s, _decode)
+
+
+# Engine.IO's own `loads` (integers of at most 100 digits), with its decoder made once: json.loads
+# with a `parse_int` makes a JSONDecoder for every packet.
+_decode = json.JSONDecoder(parse_int=engineio_json._safe_int).decode
 
 
 class TextPacket(sio_packet.Packet):  # type: ignore[misc]
@@ -104,9 +113,11 @@ class TextPacket(sio_packet.Packet):  # type: ignore[misc]
             and self.namespace in (None, "/")
             and type(data) is list
             and len(data) == 2
+            and type(data[0]) is str
             and type(data[1]) is Encoded
         ):
-            return f"{sio_packet.EVENT}[{self.json.dumps(data[0])},{data[1].text}]"
+            # The event's name escaped as json.dumps escapes a text, by the C function it calls.
+            return f"{sio_packet.EVENT}[{encode_basestring_ascii(data[0])},{data[1].text}]"
         return super().encode()
 
     def decode(self, encoded_packet: Any) -> int:

@@ -178,7 +178,7 @@ def test_an_unknown_event_is_answered(sock: Any) -> None:
 def test_deep_socket_payloads_are_refused_before_parsing(
     app: Flask, sock: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A payload nested past the limit is answered `malformed` (json.loads would recurse into it)."""
+    """A payload nested past the limit, or with an integer of over 100 digits, is answered `malformed`."""
     server = socketio.server
     eio_sid = sock.eio_sid
     replies: list[Any] = []
@@ -191,13 +191,17 @@ def test_deep_socket_payloads_are_refused_before_parsing(
     server._send_packet = keep
     try:
         for n, data in enumerate(
-            ['["action",' + "[" * 50_000 + "]" * 50_000 + "]", '["action",{"a":' + "[" * 100 + "]" * 100 + "}]"]
+            [
+                '["action",' + "[" * 50_000 + "]" * 50_000 + "]",
+                '["action",{"a":' + "[" * 100 + "]" * 100 + "}]",
+                '["action",{"game":"x","version":' + "9" * 101 + "}]",  # Engine.IO's limit on integers
+            ]
         ):
             server._handle_eio_message(eio_sid, f"2{n + 1}{data}")  # Socket.IO EVENT with ack id n + 1
     finally:
         server._send_packet = original
     acks = [p for p in replies if p.packet_type == 3]
-    assert [p.id for p in acks] == [1, 2]
+    assert [p.id for p in acks] == [1, 2, 3]
     assert all(p.data[0]["error"] == "malformed" for p in acks), [p.data for p in acks]
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 

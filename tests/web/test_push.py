@@ -633,7 +633,7 @@ def test_a_push_between_a_resyncs_first_look_and_its_join_is_in_its_answer(
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
     if queued:
         monkeypatch.setitem(app.config, "REDIS_URL", "redis://127.0.0.1:1/0")  # read again: others push too
-        monkeypatch.setattr(socketio, "emit", lambda *args, **kwargs: None)
+        monkeypatch.setattr(socketio.server.manager, "emit", lambda *args, **kwargs: None)
     referee = found["referee:cs"].sock
     real_role_of = games_module.role_of
     acted: list[dict[str, Any]] = []
