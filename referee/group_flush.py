@@ -49,6 +49,10 @@ def fdatasync_file(path: str) -> None:
         os.close(fd)
 
 
+def _here(fn: Callable[..., Any], *args: Any) -> Any:
+    return fn(*args)
+
+
 class GroupFlush:
     """Make every commit written so far durable, with one flush at a time shared by all who wait.
 
@@ -71,7 +75,8 @@ class GroupFlush:
         """
         self.path = path
         self.database = database
-        self._run = run
+        # Where the sync and the checkpoint run: the runner itself (no call around it), or here.
+        self._call: Callable[..., Any] = run if run is not None else _here
         self._sync = sync or (fdatasync_file if database is None else self._sync_held)
         self._wal: Any = None
         # A plain lock, not a Condition: a report's ticket and its own flush take it three
@@ -116,10 +121,7 @@ class GroupFlush:
                 done.wait()  # for the flush under way; then look again
                 continue
             try:
-                if self._run is None:
-                    self._sync(self.path)
-                else:
-                    self._run(self._sync, self.path)
+                self._call(self._sync, self.path)
             except BaseException:
                 # Nothing is known to be on the disk: the waiters try again, each its own flush.
                 self._end_flush(None)
@@ -150,9 +152,6 @@ class GroupFlush:
         if done is not None:
             done.set()
         return checkpoint
-
-    def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return fn(*args) if self._run is None else self._run(fn, *args)
 
     def _checkpoint_beside(self) -> None:
         try:
