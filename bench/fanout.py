@@ -19,7 +19,7 @@ worker instead, `--threads` = sockets + 50), with the screens' Socket.IO clients
 processes (about 400 sockets each, at least 2 processes), and the referees' sockets in this
 process. Then the baseline: bench/bare_server.py, a bare python-socketio server in the same async
 mode served the same way, that broadcasts a message of the size our pushes had (the mean bytes a
-screen got per report: change sets, after each room's first whole view) to the same rooms.
+screen got per report: change sets, or a whole view where a room held none) to the same rooms.
 Prints, per delivery and per report (until the last screen has it), p50/p99/max in ms, the
 missed deliveries, the server's peak threads and RSS, the bytes pushed per report to one screen,
 ours/bare ratios, and the CPU time the host took from the machine (steal) while each server
@@ -319,8 +319,8 @@ def worker() -> None:
     logging.getLogger("socketio.client").setLevel(logging.CRITICAL)
     spec = json.loads(sys.stdin.readline())
     arrivals: dict[str, dict[int, list[float]]] = {}
-    sizes: list[int] = []  # bytes of every push after a screen's first
-    firsts: list[int] = []  # bytes of each screen's first push (a whole view)
+    sizes: list[int] = []  # bytes of every push
+    firsts: list[int] = []  # bytes of each screen's whole view, as its join's answer gave it
     clients: list[Any] = []
     errors: list[str] = []
     drops = [0]
@@ -329,15 +329,12 @@ def worker() -> None:
     async def connect(item: dict[str, Any], gate: asyncio.Semaphore) -> None:
         game = item["game"]
         client = socketio.AsyncClient(reconnection=False)
-        measured = [False]
 
         async def on_push(msg: dict[str, Any]) -> None:
             # A whole view or a change set: either is the screen's update of that seq.
             now = time.perf_counter()
             arrivals.setdefault(game, {}).setdefault(int(msg["seq"]), []).append(now)
-            size = len(json.dumps(msg, separators=(",", ":")))
-            (sizes if measured[0] else firsts).append(size)
-            measured[0] = True
+            sizes.append(len(json.dumps(msg, separators=(",", ":"))))
 
         async def on_disconnect(*_: Any) -> None:
             drops[0] += 1
@@ -352,6 +349,8 @@ def worker() -> None:
                 ack = await client.call(spec["join"], {"game": game, "seq": 0}, timeout=30)
                 if not ack.get("ok"):
                     raise RuntimeError(str(ack))
+                # Weighed as a push of the whole view would be ({seq, view}).
+                firsts.append(len(json.dumps({"seq": ack["seq"], "view": ack["view"]}, separators=(",", ":"))))
             except Exception as exc:  # noqa: BLE001 - a screen that cannot connect is reported, not fatal
                 errors.append(f"{type(exc).__name__}: {exc}")
                 try:
@@ -458,8 +457,8 @@ class Result:
     dropped: int = 0
     peak_threads: int = 0
     peak_rss_mb: float = 0.0
-    mean_size: float = 0.0  # bytes per push to one screen, after its first
-    first_size: float = 0.0  # bytes of a screen's first push: its whole view
+    mean_size: float = 0.0  # bytes per push to one screen
+    first_size: float = 0.0  # bytes of a screen's whole view (its join's answer)
     cpu_share: float = 0.0  # the server's CPU time over the reporting time (1.0 = one core busy)
     cpu_ms_per_report: float = 0.0
     system_ms_per_report: float = 0.0  # of cpu_ms_per_report, the kernel's part (sockets, disk)
@@ -788,8 +787,8 @@ def scenario(name: str, games_n: int, per_game: int, rate: float, args: argparse
                 + f"; median {statistics.median(ratios):.2f}×"
             )
     print(
-        f"bytes pushed per report to one screen: {ours.mean_size:.0f} (a screen's first push, its whole view: "
-        f"{ours.first_size:.0f}); the bare server sends {ours.mean_size:.0f}"
+        f"bytes pushed per report to one screen: {ours.mean_size:.0f} (a screen's whole view, as its join "
+        f"answers it: {ours.first_size:.0f}); the bare server sends {ours.mean_size:.0f}"
     )
     print(
         "CPU time the host took from this machine while each server reported (steal; over a few per cent, "

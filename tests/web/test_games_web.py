@@ -15,6 +15,7 @@ from referee.web.extensions import engine_of, socketio
 from referee.web.live import end_rounds_on_time
 
 from ..airraid_helpers import PLAYERS, RULESET_PATH, SEA_7, ships_json
+from .screens import Pushes, Screen
 
 
 def referee_client(app: Flask) -> FlaskClient:
@@ -192,8 +193,11 @@ def test_socket_clients_each_get_their_own_view(app: Flask, game: dict[str, Any]
     assert bad["ok"] is False and bad["error"] == "malformed"
 
 
-def test_a_pilot_report_is_confirmed_by_the_other_pilot_over_sockets(app: Flask, game: dict[str, Any]) -> None:
+def test_a_pilot_report_is_confirmed_by_the_other_pilot_over_sockets(
+    app: Flask, game: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     play_to_airborne(game)
+    pushes = Pushes(monkeypatch)
     gid = game["id"]
     slips = {
         s["pilot"]: s["url"].rsplit("/s/", 1)[1]
@@ -203,7 +207,7 @@ def test_a_pilot_report_is_confirmed_by_the_other_pilot_over_sockets(app: Flask,
     ann = socketio.test_client(app, flask_test_client=app.test_client())
     bob = socketio.test_client(app, flask_test_client=app.test_client())
     view_ann = ann.emit("resync", {"game": gid, "seq": 0, "slip": slips["Ann"]}, callback=True)["view"]
-    bob.emit("resync", {"game": gid, "seq": 0, "slip": slips["Bob"]}, callback=True)
+    bob_screen = Screen(bob, gid, pushes, slip=slips["Bob"])
     nxt = view_ann["next"]
     ack = ann.emit(
         "action",
@@ -216,8 +220,9 @@ def test_a_pilot_report_is_confirmed_by_the_other_pilot_over_sockets(app: Flask,
         callback=True,
     )
     assert ack["ok"], ack
-    pushed = [m for m in bob.get_received() if m["name"] == "view"][-1]["args"][0]["view"]
-    assert pushed["next"]["reported_by"] == [f"pilot:{nxt['a']}"]
+    # Bob's screen follows the push (its room holds the view its resync gave: a change set).
+    assert [m["name"] for m in bob_screen.take()] == ["changes"]
+    assert bob_screen.view["next"]["reported_by"] == [f"pilot:{nxt['a']}"]
     ack = bob.emit(
         "action",
         {

@@ -29,6 +29,7 @@ from referee.rules.errors import RulesError
 from referee.store import MODES, Store, make_engine, migrate
 
 from ..airraid_helpers import started_game
+from .screens import Pushes, Screen
 
 MODES.setdefault(airraid.MODE, airraid)  # as referee.web.games does
 
@@ -390,13 +391,14 @@ def test_screens_end_on_the_newest_view_when_two_reports_race(app: Any, monkeypa
     from ..fuzz_helpers import airborne_arena
 
     arena = airborne_arena(app)
+    pushes = Pushes(monkeypatch)
     watchers = {
-        "referee": socketio.test_client(app, flask_test_client=arena.referee),
-        "public": socketio.test_client(app, flask_test_client=app.test_client()),
+        "referee": Screen(socketio.test_client(app, flask_test_client=arena.referee), arena.gid, pushes),
+        "public": Screen(socketio.test_client(app, flask_test_client=app.test_client()), arena.gid, pushes),
     }
-    for sock in watchers.values():
-        assert sock.emit("resync", {"game": arena.gid, "seq": 0}, callback=True)["ok"]
-        sock.get_received()
+    for screen in watchers.values():
+        assert screen.ack["ok"], screen.ack
+        assert screen.sock.get_received() == []
     with app.app_context():
         start = store_of(app).load(arena.gid)[1]
 
@@ -428,12 +430,11 @@ def test_screens_end_on_the_newest_view_when_two_reports_race(app: Any, monkeypa
     ann.join(20)
     assert answers["1A1"]["ok"] and answers["1B1"]["ok"], answers
 
-    for who, sock in watchers.items():
-        seqs = [m["args"][0]["seq"] for m in sock.get_received() if m["name"] == "view"]
-        assert seqs and seqs[-1] == start + 2, (
-            f"{who}'s screen was left on view {seqs[-1] if seqs else None} (pushed in order {seqs})"
-        )
-        sock.disconnect()
+    for who, screen in watchers.items():
+        # Each push is applied as a page applies it (a change set from the view it holds).
+        seqs = [m["args"][0]["seq"] for m in screen.take()]
+        assert screen.seq == start + 2, f"{who}'s screen was left on view {screen.seq} (pushed in order {seqs})"
+        screen.sock.disconnect()
 
 
 NODE_VIEW_ORDER = r"""

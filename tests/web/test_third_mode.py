@@ -19,6 +19,7 @@ from referee.rules.engine import SEED
 from referee.web.extensions import db, socketio
 
 from .. import coinflip
+from .screens import Pushes, Screen
 from .test_games_web import referee_client
 
 
@@ -33,7 +34,9 @@ def test_a_registered_mode_is_found_like_the_others(registered: None) -> None:
     assert find_mode("coinflip") is coinflip
 
 
-def test_the_coin_flip_game_is_played_through_the_generic_api_and_socket(app: Flask, registered: None) -> None:
+def test_the_coin_flip_game_is_played_through_the_generic_api_and_socket(
+    app: Flask, registered: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     referee = referee_client(app)
     made = referee.post("/api/modes/coinflip/games", json={"action": {"flips": 3}})
     assert made.status_code == 201, made.get_json()
@@ -60,8 +63,8 @@ def test_the_coin_flip_game_is_played_through_the_generic_api_and_socket(app: Fl
     pub_sock = socketio.test_client(app, flask_test_client=watcher)
     try:
         assert ref_sock.emit("resync", {"game": gid, "seq": 0}, callback=True)["view"]["role"] == "referee"
-        assert pub_sock.emit("resync", {"game": gid, "seq": 0}, callback=True)["view"]["role"] == "public"
-        pub_sock.get_received()
+        watching = Screen(pub_sock, gid, Pushes(monkeypatch))
+        assert watching.view["role"] == "public"
         ack: dict[str, Any] = ref_sock.emit(
             "action", {"game": gid, "client_id": "f2", "action": {"type": "flip", "call": "tails"}}, callback=True
         )
@@ -69,8 +72,9 @@ def test_the_coin_flip_game_is_played_through_the_generic_api_and_socket(app: Fl
         # A socket's answer carries no view (its push did): the view a resync gives now.
         mine = ref_sock.emit("resync", {"game": gid, "seq": 0}, callback=True)["view"]
         assert len(mine["falls"]) == 2, mine
-        pushed = [m["args"][0] for m in pub_sock.get_received() if m["name"] == "view"]
-        assert pushed and pushed[-1]["view"]["falls"] == mine["falls"]
+        # The watcher's screen follows the push: its room holds what its resync gave, so a change set.
+        assert [m["name"] for m in watching.take()] == ["changes"]
+        assert watching.view["falls"] == mine["falls"]
         refused = pub_sock.emit(
             "action", {"game": gid, "client_id": "p1", "action": {"type": "flip", "call": "tails"}}, callback=True
         )
