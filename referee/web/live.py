@@ -167,11 +167,16 @@ def _pushed_of(game_id: str) -> _Pushed:
 _forgotten = 0
 
 
+def _pushed_if_any(game_id: str) -> _Pushed | None:
+    """Return a game's pushes from this process, if it keeps any (not made here: a look does not evict)."""
+    games: OrderedDict[str, _Pushed] | None = current_app.extensions.get("referee.pushed")
+    return games.get(game_id) if games is not None else None
+
+
 def _push_mark(game_id: str) -> tuple[int | None, int]:
     """Return what moves whenever this process pushes a newer version of a game: (that version, games forgotten)."""
     with _lock:
-        games = current_app.extensions.get("referee.pushed")
-        game = games.get(game_id) if games is not None else None
+        game = _pushed_if_any(game_id)
         return (None if game is None else game.version), _forgotten
 
 
@@ -500,8 +505,7 @@ def _joined_view(game_id: str, state: Any, role: Role, lang: str) -> dict[str, A
     mode = modes.of(state)
     room = (role, lang)
     with _lock:
-        games: OrderedDict[str, _Pushed] | None = current_app.extensions.get("referee.pushed")
-        game = games.get(game_id) if games is not None else None
+        game = _pushed_if_any(game_id)
     if game is None or current_app.config.get("REDIS_URL"):
         return mode.view_of(state, role, game_id)
     with game.lock:
