@@ -115,8 +115,35 @@ def _issue_link(app: Flask, host: str, port: int) -> str:
     return referee_link(host, port, issue_server_referee_token(engine_of(app)))
 
 
+def _set_log_level(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    """Set up logging before any command runs (`referee.log_config`); a bad level is a usage error."""
+    from referee import log_config
+
+    try:
+        log_config.configure(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    global _log_level
+    _log_level = value
+    return value
+
+
+# The level `--log-level` set: `serve` re-executes itself (under gevent) with the same one.
+_log_level = "INFO"
+
+
 @click.group()
 @click.version_option(package_name="referee")
+@click.option(
+    "--log-level",
+    envvar="REFEREE_LOG_LEVEL",
+    default="INFO",
+    show_default=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_set_log_level,
+    help="What the terminal shows: DEBUG, INFO, WARNING or ERROR (each line: time, level, logger, message).",
+)
 def main() -> None:
     """Referee and scorekeeping for live team games."""
 
@@ -192,6 +219,12 @@ _redis_option = click.option(
     type=int,
     help="--server gunicorn: worker threads (one per open websocket).",
 )
+@click.option(
+    "--access-log",
+    envvar="REFEREE_ACCESS_LOG",
+    is_flag=True,
+    help="Log one line per request (method, path with tokens redacted, status, time).",
+)
 def serve(
     host: str,
     port: int,
@@ -200,10 +233,17 @@ def serve(
     instance_path: str | None,
     server: str,
     threads: int,
+    access_log: bool,
 ) -> None:
     """Migrate the database, print the referee link and its QR code, and serve."""
+    if access_log:
+        from referee import log_config
+
+        log_config.configure(_log_level, access_log=True)
     if server == "gevent" and not _gevent_patched():
         args = ["serve", "--server", "gevent", "--host", host, "--port", str(port)]
+        if access_log:
+            args.append("--access-log")
         for flag, value in (
             ("--database-url", database_url),
             ("--redis-url", redis_url),
@@ -228,9 +268,9 @@ def serve(
     click.echo(f"  Instance folder: {app.instance_path}")
     print_link(_issue_link(app, host, port))
     if limits is not None:
-        _run_gevent(app, host, port, limits)
+        _run_gevent(app, host, port, limits, access_log=access_log)
     elif server == "gunicorn":
-        _run_gunicorn(app, host, port, threads)
+        _run_gunicorn(app, host, port, threads, access_log=access_log)
     else:
         _run_werkzeug(app, host, port)
 
@@ -243,7 +283,7 @@ def _gevent_patched() -> bool:
 
 def _reexec_under_gevent(args: list[str]) -> NoReturn:
     """Run `referee <args>` again through referee/serve_gevent.py, which patches before any import."""
-    env = dict(os.environ, **{SERVE_ARGS_VARIABLE: json.dumps(args)})
+    env = dict(os.environ, **{SERVE_ARGS_VARIABLE: json.dumps(args), "REFEREE_LOG_LEVEL": _log_level})
     command = [sys.executable, "-m", "referee.serve_gevent"]
     sys.stdout.flush()
     sys.stderr.flush()
@@ -364,13 +404,13 @@ def _gunicorn_available() -> bool:
     return True
 
 
-def _run_gevent(app: Flask, host: str, port: int, limits: Limits) -> None:
+def _run_gevent(app: Flask, host: str, port: int, limits: Limits, *, access_log: bool = False) -> None:
     """Serve with gevent's WSGI server and gevent-websocket (referee.web.server)."""
     from referee.web import server as gevent_server
     from referee.web.live import entries_running, start_round_clock
 
     start_round_clock(app)
-    gevent_server.serve(app, host, port, limits, busy=entries_running)
+    gevent_server.serve(app, host, port, limits, busy=entries_running, access_log=access_log)
 
 
 def _run_werkzeug(app: Flask, host: str, port: int) -> None:
@@ -382,7 +422,7 @@ def _run_werkzeug(app: Flask, host: str, port: int) -> None:
     socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, debug=False, use_reloader=False)
 
 
-def _run_gunicorn(app: Flask, host: str, port: int, threads: int) -> None:
+def _run_gunicorn(app: Flask, host: str, port: int, threads: int, *, access_log: bool = False) -> None:
     """Serve with gunicorn's threaded worker, as Flask-SocketIO recommends with simple-websocket.
 
     One worker only: Socket.IO needs sticky sessions; scale out with more servers, a load
@@ -421,7 +461,7 @@ def _run_gunicorn(app: Flask, host: str, port: int, threads: int) -> None:
         # client could claim https. Forwarded headers are the app's ProxyFix's, when PROXY_FIX says.
         "forwarded_allow_ips": "",
         "secure_scheme_headers": {},
-        "accesslog": None,
+        "accesslog": "-" if access_log else None,
         "errorlog": "-",
         "loglevel": "info",
         "post_fork": post_fork,

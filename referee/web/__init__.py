@@ -100,6 +100,7 @@ def create_app(
     vestorsjo.init_app(app)
     live.init_app(app)
     openapi.init_app(app)
+    security.wrap_wsgi(app)  # last: around Socket.IO's middleware too
     return app
 
 

@@ -14,7 +14,6 @@ from sqlalchemy import Engine
 
 from referee.store import Store, make_engine, migrate
 from referee.web import writethrough
-from referee.web.security import host_allowed
 
 
 class Database:
@@ -61,7 +60,7 @@ log = logging.getLogger("referee.web.socketio")
 
 
 class GuardedSocketIO(SocketIO):  # type: ignore[misc]
-    """Flask-SocketIO whose Engine.IO server refuses unknown hosts and never logs client junk as ERROR.
+    """Flask-SocketIO whose Engine.IO server never logs client junk as ERROR (unknown hosts: security.HostGate).
 
     Flask-SocketIO makes a plain socketio.Server itself, so the guards wrap the handlers that
     server registered on its Engine.IO server, whatever the async mode. In gevent mode its
@@ -69,24 +68,13 @@ class GuardedSocketIO(SocketIO):  # type: ignore[misc]
     """
 
     def init_app(self, app: Flask | None, **kwargs: Any) -> None:
-        """Bind as usual, then guard the Engine.IO handshake and message dispatch."""
+        """Bind as usual, then guard the Engine.IO message dispatch."""
         super().init_app(app, **kwargs)
         if app is None:
             return
         eio = self.server.eio
-        eio.on("connect", _host_guard(app, eio.handlers["connect"]))
         eio.on("message", _message_guard(eio.handlers["message"]))
         writethrough.install(eio)
-
-
-def _host_guard(app: Flask, connect: Callable[..., Any]) -> Callable[..., Any]:
-    def guarded(eio_sid: str, environ: dict[str, Any], *args: Any) -> Any:
-        if not host_allowed(environ.get("HTTP_HOST"), app):
-            log.warning("refused a Socket.IO handshake for unknown host %r", str(environ.get("HTTP_HOST"))[:100])
-            return False  # Engine.IO answers 401 and keeps no session
-        return connect(eio_sid, environ, *args)
-
-    return guarded
 
 
 def _message_guard(dispatch: Callable[..., Any]) -> Callable[..., Any]:

@@ -16,7 +16,6 @@ from engineio import json as engineio_json  # type: ignore[import-untyped]
 from flask import Flask, Request, abort, request
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from socketio import packet as sio_packet  # type: ignore[import-untyped]
-from werkzeug.middleware.proxy_fix import ProxyFix
 
 from referee.web import writethrough
 from referee.web.changes import Encoded, compact
@@ -239,12 +238,3 @@ def init_app(app: Flask) -> None:
     # middleware answers this path before Flask does, so the view is never reached.
     for websocket in (False, True):  # long polling, and the websocket a connection upgrades to
         app.add_url_rule(f"/{SOCKETIO_PATH}/", "socket_io", _not_a_page, strict_slashes=False, websocket=websocket)
-    # Behind a reverse proxy (deploy/nginx.conf): trust its X-Forwarded-For/-Proto/-Host only
-    # when told how many proxies there are (PROXY_FIX = 1). Off by default: a phone could
-    # otherwise forge its address (the token-failure limit counts per address) or the origin
-    # check's host. Not X-Forwarded-Port: it would turn Host "club.example" into
-    # "club.example:443", which no browser's Origin matches. Wrapped outside Socket.IO's
-    # middleware so the websocket handshake sees it too.
-    proxies = int(app.config.get("PROXY_FIX") or 0)
-    if proxies > 0:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]

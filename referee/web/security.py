@@ -1,25 +1,31 @@
 """Security headers, the Host allowlist, bounded JSON bodies, and CSRF protection.
 
-Every request passes, in this order: the Host check (DNS rebinding), the JSON body check
-(nesting depth bounded before parsing), the CSRF check; every response gets the headers.
+Every request passes, in this order: the Host check (`HostGate`, outside the app: a malformed
+Host, or a DNS-rebinding page's), the JSON body check (nesting depth bounded before parsing),
+the CSRF check; every response gets the headers.
 """
 
 from __future__ import annotations
 
 import hmac
+import html
 import ipaddress
 import json
 import re
 import secrets
 import socket
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from itertools import accumulate
 from typing import Any
 
 from flask import Flask, Request, Response, abort, current_app, request, session
 from flask.json.provider import DefaultJSONProvider
-from flask_babel import gettext as _  # type: ignore[import-untyped]
+from flask_babel import force_locale  # type: ignore[import-untyped]
+from flask_babel import gettext as _
+from werkzeug.datastructures import LanguageAccept
 from werkzeug.exceptions import BadRequest
+from werkzeug.http import parse_accept_header
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 CSRF_SESSION_KEY = "_csrf"
 CSRF_HEADER = "X-CSRF-Token"
@@ -185,7 +191,17 @@ def check_json_body() -> None:
 
 # --- Host allowlist ------------------------------------------------------------------------------
 
-_HOST = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.%\w]+)\]|(?P<name>[^:\[\]]+))(?::\d{1,5})?$")
+# A Host header's form: a name of dot-separated labels of 1 to 63 letters, digits, hyphens or
+# underscores (an IPv4 address is one), or an IPv6 address in brackets; then an optional port.
+# Werkzeug's routing encodes the name as IDNA, which fails on an empty or over-long label: a
+# request then had no URL adapter, and its error page failed in turn. Such a Host never gets
+# that far now (`HostGate`).
+_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+_HOST = re.compile(
+    rf"^(?:\[(?P<v6>[0-9A-Fa-f:.]+(?:%[0-9A-Za-z_.\-]{{1,32}})?)\]|(?P<name>{_LABEL}(?:\.{_LABEL})*\.?))"
+    r"(?::(?P<port>[0-9]{1,5}))?$"
+)
+MAX_HOST = 260  # 253 for the name, a port and brackets: longer is no host at all
 
 
 def machine_names() -> set[str]:
@@ -198,11 +214,38 @@ def machine_names() -> set[str]:
     return names
 
 
-def host_checker(allowed: Iterable[str]) -> Callable[[str | None], bool]:
-    """Return a check of a Host header: an IP literal, this machine's names, or `allowed`.
+def well_formed_host(host: str | None) -> tuple[str, bool] | None:
+    """Return a Host header's name (lower case, no trailing dot) and whether it is an IP address; None if malformed."""
+    if not host or len(host) > MAX_HOST:
+        return None
+    match = _HOST.match(host)
+    if match is None:
+        return None
+    port = match.group("port")
+    if port is not None and not 1 <= int(port) <= 65535:
+        return None
+    v6 = match.group("v6")
+    if v6 is not None:
+        try:
+            ipaddress.IPv6Address(v6.split("%", 1)[0])
+        except ValueError:
+            return None
+        return v6.lower(), True
+    name = match.group("name").lower().rstrip(".")
+    if len(name) > 253:
+        return None
+    try:
+        ipaddress.IPv4Address(name)
+        return name, True
+    except ValueError:
+        return name, False
 
-    In `allowed`, ".example.org" also matches every name under it and "*" matches anything
-    (a proxy in front that checks names itself).
+
+def host_checker(allowed: Iterable[str]) -> Callable[[str | None], bool]:
+    """Return a check of a Host header: well formed, and an IP literal, this machine's names, or `allowed`.
+
+    In `allowed`, ".example.org" also matches every name under it and "*" matches any well-formed
+    host (a proxy in front that checks names itself).
     """
     extra = {a.lower().rstrip(".") for a in allowed if a}
     anything = "*" in extra
@@ -210,29 +253,15 @@ def host_checker(allowed: Iterable[str]) -> Callable[[str | None], bool]:
     suffixes = tuple(a for a in extra if a.startswith("."))
 
     def ok(host: str | None) -> bool:
-        if anything:
-            return True
-        match = _HOST.match(host or "")
-        if match is None or len(host or "") > 300:
+        formed = well_formed_host(host)
+        if formed is None:
             return False
-        name = (match.group("v6") or match.group("name")).lower().rstrip(".")
-        try:
-            ipaddress.ip_address(name.split("%", 1)[0])
+        name, literal = formed
+        if anything or literal:
             return True
-        except ValueError:
-            pass
         return name in exact or (bool(suffixes) and (name.endswith(suffixes) or f".{name}" in suffixes))
 
     return ok
-
-
-class UnknownHost(BadRequest):
-    """400 `unknown_host`: a Host header that is not this machine's (a DNS-rebinding page)."""
-
-    @property
-    def name(self) -> str:
-        """The error code the JSON answer carries."""
-        return "unknown_host"
 
 
 def host_allowed(host: str | None, app: Flask | None = None) -> bool:
@@ -241,10 +270,75 @@ def host_allowed(host: str | None, app: Flask | None = None) -> bool:
     return check(host)
 
 
-def check_host() -> None:
-    """before_request: refuse a request for a host name this server does not answer to."""
-    if not host_allowed(request.host):
-        raise UnknownHost(_("Unknown host: open the referee's address as the referee's computer shows it."))
+class HostGate:
+    """WSGI middleware: a request whose Host is malformed, missing or not this server's gets a 400 at once.
+
+    It stands outside everything else (Socket.IO's handshake included), so nothing of the app runs
+    for such a request: its answer was made when the app was, in every language (`refusals`), and
+    costs a dictionary look-up. A DNS-rebinding page (its own name pointed at this laptop) is
+    refused the same way.
+    """
+
+    def __init__(self, app: Any, allowed: Callable[[str | None], bool], refusals: HostRefusals) -> None:
+        self.app = app
+        self.allowed = allowed
+        self.refusals = refusals
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        """Pass a request for one of this server's hosts on; answer any other with the ready 400."""
+        if self.allowed(environ.get("HTTP_HOST")):
+            return self.app(environ, start_response)
+        path = str(environ.get("PATH_INFO") or "")
+        body = self.refusals.answer(path.startswith("/api/") or path == "/api", environ.get("HTTP_ACCEPT_LANGUAGE"))
+        start_response(
+            "400 Bad Request",
+            [
+                ("Content-Type", "application/json" if body.startswith(b"{") else "text/html; charset=utf-8"),
+                ("Content-Length", str(len(body))),
+                ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+                ("X-Content-Type-Options", "nosniff"),
+                ("Cache-Control", "no-store"),
+            ],
+        )
+        return [body]
+
+
+class HostRefusals:
+    """The unknown-host answers, JSON and a page, one per language, made once."""
+
+    def __init__(self, messages: Mapping[str, str], default: str) -> None:
+        self.default = default
+        self.json = {
+            lang: json.dumps({"error": "unknown_host", "message": text, "status": 400}).encode()
+            for lang, text in messages.items()
+        }
+        self.pages = {
+            lang: (
+                f'<!doctype html>\n<html lang="{lang}"><head><meta charset="utf-8">'
+                '<meta name="viewport" content="width=device-width, initial-scale=1">'
+                f"<title>400</title></head><body><main><h1>400</h1><p>{html.escape(text)}</p></main></body></html>\n"
+            ).encode()
+            for lang, text in messages.items()
+        }
+
+    def answer(self, api: bool, accept_language: str | None) -> bytes:
+        """Return the JSON answer (API) or the page, in the language the browser prefers of ours."""
+        lang = self.default
+        if accept_language and len(accept_language) <= 500:
+            best = LanguageAccept(parse_accept_header(accept_language)).best_match(self.pages)
+            lang = best or self.default
+        return (self.json if api else self.pages)[lang]
+
+
+def host_refusals(app: Flask) -> HostRefusals:
+    """Make the unknown-host answers in each of the app's languages, with its catalogues."""
+    languages = list(app.config.get("LANGUAGES") or ["en"])
+    messages = {}
+    with app.test_request_context("/"):
+        for lang in languages:
+            with force_locale(lang):
+                messages[lang] = str(_("Unknown host: open the referee's address as the referee's computer shows it."))
+    return HostRefusals(messages, languages[0])
 
 
 def init_app(app: Flask) -> None:
@@ -255,8 +349,23 @@ def init_app(app: Flask) -> None:
     app.extensions["referee.host_check"] = host_checker(allowed)
     app.request_class = BoundedRequest
     app.json = BoundedJSONProvider(app)
-    app.before_request(check_host)
     app.before_request(check_json_body)
     app.before_request(check_csrf)
     app.after_request(add_security_headers)
     app.jinja_env.globals["csrf_token"] = csrf_token
+
+
+def wrap_wsgi(app: Flask) -> None:
+    """Put the Host gate, then the proxy's headers, around the whole app, Socket.IO's middleware included.
+
+    Called last, once Socket.IO has wrapped the app. Behind a reverse proxy (deploy/nginx.conf)
+    its X-Forwarded-For/-Proto/-Host are trusted only when told how many proxies there are
+    (PROXY_FIX = 1), and they are applied before the Host gate looks. Off by default: a phone
+    could otherwise forge its address (the token-failure limit counts per address) or the origin
+    check's host. Not X-Forwarded-Port: it would turn Host "club.example" into
+    "club.example:443", which no browser's Origin matches.
+    """
+    app.wsgi_app = HostGate(app.wsgi_app, app.extensions["referee.host_check"], host_refusals(app))  # type: ignore[method-assign]
+    proxies = int(app.config.get("PROXY_FIX") or 0)
+    if proxies > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]

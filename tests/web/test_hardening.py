@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from werkzeug.test import EnvironBuilder
+from werkzeug.wrappers import Response
 
 from referee.web import create_app, live, security
 from referee.web.auth import issue_server_referee_token, make_slip
@@ -295,6 +297,30 @@ def test_unknown_hosts_are_refused(client: FlaskClient, host: str) -> None:
     handshake = client.get("/socket.io/?EIO=4&transport=polling", headers={"Host": host, "Origin": f"http://{host}"})
     assert handshake.status_code >= 400
     assert client.get("/socket.io/?EIO=4&transport=polling", headers={"Host": "localhost"}).status_code == 200
+
+
+@pytest.mark.parametrize("host", ["a..b", "x" * 64 + ".example", "a b", "localhost:99999", "[::zz]", "", None])
+@pytest.mark.parametrize("path", ["/", "/static/css/app.css", "/api/health", "/socket.io/?EIO=4&transport=polling"])
+def test_malformed_hosts_are_refused_before_the_app(app: Flask, host: str | None, path: str) -> None:
+    """Every route, pages and static files too, answers a malformed or missing Host with the ready 400."""
+    environ = EnvironBuilder(path=path, headers={"Accept-Language": "en"}).get_environ()
+    if host is None:
+        del environ["HTTP_HOST"]
+    else:
+        environ["HTTP_HOST"] = host
+    response = Response.from_app(app.wsgi_app, environ)
+    assert response.status_code == 400
+    if path.startswith("/api/"):
+        assert response.get_json()["error"] == "unknown_host"
+    else:
+        assert "Unknown host" in response.get_data(as_text=True)
+        assert response.headers["Content-Type"].startswith("text/html")
+
+
+def test_an_unknown_host_is_told_in_the_browsers_language(client: FlaskClient) -> None:
+    czech = client.get("/", headers={"Host": "evil.example", "Accept-Language": "cs,en;q=0.5"})
+    assert czech.status_code == 400 and '<html lang="cs">' in czech.get_data(as_text=True)
+    assert "Neznámý server" in czech.get_data(as_text=True)
 
 
 def test_allowed_hosts_from_config(tmp_path: Path) -> None:
