@@ -95,16 +95,36 @@ class Play:
             defer_snapshot=True,
             defer_flush=True,
         )
+        # Stored: from here on the answer says so, whatever the push or the computer's reply does.
+        # A screen a failed push missed catches up at its next resync.
+        state = result.state
+        pushed: Mapping[tuple[Role, str], Any] = {}
         try:
             # The screens first: they need not wait for the disk (referee.group_flush), and
             # encoding a snapshot is the slowest part of the fiftieth report.
-            pushed = self.publisher.publish(game_id, result.state, since=_since(result), device_id=device_id)
+            pushed = self._publish(game_id, result.state, since=_since(result), device_id=device_id)
             self.store.write_snapshot(result)
-            state = result.state if result.duplicate else self.follow(game_id, result.mode, result.state)
+            if not result.duplicate:
+                state = self.follow(game_id, result.mode, result.state)
+        except Exception:  # the action is stored: its answer must say so, not "nothing changed"
+            log.exception("after action %s in game %s was stored", action.get("type"), game_id)
         finally:
             # Whatever happened since, nobody is told the action was saved before it is on the disk.
             self.store.flushed(result)
         return Acted(result, state, pushed)
+
+    def _publish(
+        self, game_id: str, state: Any, since: int | None, device_id: str | None = None
+    ) -> Mapping[tuple[Role, str], Any]:
+        """Push a stored change to every audience; a push that fails is logged, never raised.
+
+        The change is stored whatever happens here: its screens get it at their next resync.
+        """
+        try:
+            return self.publisher.publish(game_id, state, since=since, device_id=device_id)
+        except Exception:  # a push is a courtesy to the screens; the store holds the truth
+            log.exception("the push of game %s at version %s failed", game_id, getattr(state, "version", "?"))
+            return {}
 
     def random_sea(self, draft: Draft) -> list[Ship]:
         """Place a draft's fleet at random, by the server's chance: a proposal, never stored."""
@@ -123,7 +143,7 @@ class Play:
             except RulesError:
                 log.exception("the automatic move %s was refused in game %s", action.get("type"), game_id)
                 break
-            self.publisher.publish(game_id, result.state, since=_since(result))
+            self._publish(game_id, result.state, since=_since(result))
             state = result.state
         return state
 
@@ -148,7 +168,7 @@ class Play:
                 result = self.store.execute(game_id, dict(action), at=now, by=by)
             except (StoreError, RulesError):
                 continue  # gone, busy, or another process acted first
-            self.publisher.publish(game_id, result.state, since=_since(result))
+            self._publish(game_id, result.state, since=_since(result))
             acted.append(game_id)
         return acted
 

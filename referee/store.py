@@ -42,7 +42,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.pool import ConnectionPoolEntry
 
@@ -261,7 +261,53 @@ class GameNotFound(StoreError):
 
 
 class StoreBusy(StoreError):
-    """The database stayed locked through every retry; the caller may try again."""
+    """The database could not take a write now (locked through every retry, full, gone); the caller may try again.
+
+    Nothing was stored. `retry_after`: the seconds after which a retry is worth making.
+    """
+
+    retry_after = 2.0
+
+
+class WriteHealth:
+    """Whether this store's writes succeed: the first failure and the next success are told to watchers.
+
+    A disk that is full, a database that stays locked or read-only, a PostgreSQL that went away:
+    every write fails alike until someone acts, and the referee's dashboard says so meanwhile.
+    """
+
+    def __init__(self) -> None:
+        self.failing_since: float | None = None
+        """When writes began to fail (seconds since the epoch); None while they succeed."""
+        self.reason = ""
+        self._watchers: list[Callable[[WriteHealth], None]] = []
+
+    def watch(self, watcher: Callable[[WriteHealth], None]) -> None:
+        """Call `watcher(health)` whenever writes begin to fail or succeed again."""
+        self._watchers.append(watcher)
+
+    def failed(self, reason: str) -> None:
+        """Note a write that could not be stored."""
+        self.reason = reason[:200]
+        if self.failing_since is None:
+            self.failing_since = time.time()
+            log.error("writes are failing: %s", self.reason)
+            self._tell()
+
+    def succeeded(self) -> None:
+        """Note a write that was stored."""
+        if self.failing_since is not None:
+            log.warning("writes succeed again (they failed for %.0f s)", time.time() - self.failing_since)
+            self.failing_since = None
+            self.reason = ""
+            self._tell()
+
+    def _tell(self) -> None:
+        for watcher in list(self._watchers):
+            try:
+                watcher(self)
+            except Exception:  # a watcher's failure must not turn a write's answer into another
+                log.exception("a write-health watcher failed")
 
 
 class BrokenMode(StoreError):
@@ -533,6 +579,8 @@ class Store:
         self._looker: Any = None
         self._looker_lock = threading.Lock()
         self._look_sql: _Sql | None = None
+        self.health = WriteHealth()
+        """Whether writes succeed now (the referee's dashboard warns while they fail)."""
         self.group_flush = _group_flush_of(engine)
         """What makes an action's commit durable after its push (`execute(defer_flush=True)`); None: at its commit."""
 
@@ -755,7 +803,7 @@ class Store:
                 if version >= self.snapshot_every:
                     conn.execute(insert(snapshots_t).values(game_id=gid, seq=version, state=_snapshot(mode, state)))
 
-        retry_busy(run)
+        self._written(run)
         self._remember(gid, mode_name, state, version)
         self._saw_snapshot(gid, version if version >= self.snapshot_every else 0)
         self._deadline_stored(_deadline(mode, state))
@@ -889,12 +937,31 @@ class Store:
             return result
 
         try:
-            return retry_busy(run)
+            return self._written(run)
         except IntegrityError:
             # Another process won a race we could not lock against (should not happen with
             # IMMEDIATE / FOR UPDATE); the retry sees its events, or its client_id.
             self.forget(game_id)
-            return retry_busy(run)
+            return self._written(run)
+
+    def _written(self, write: Callable[[], T]) -> T:
+        """Run a write (retrying while the database is locked); a database that cannot take it is StoreBusy.
+
+        SQLite's "database or disk is full", "disk I/O error", "attempt to write a readonly
+        database", a lock held past every retry, a PostgreSQL gone away: nothing was stored,
+        and the same entry can be sent again once it can be. `health` hears of it.
+        """
+        try:
+            done = retry_busy(write)
+        except StoreBusy as exc:
+            self.health.failed(str(exc))
+            raise
+        except (OperationalError, InterfaceError) as exc:
+            reason = str(exc.orig if exc.orig is not None else exc)
+            self.health.failed(reason)
+            raise StoreBusy(f"the database could not store the change: {reason}") from exc
+        self.health.succeeded()
+        return done
 
     def flushed(self, result: Result) -> None:
         """Return once the commit behind `result` is on the disk (at once if it was at its commit).
@@ -909,6 +976,7 @@ class Store:
             self.group_flush.wait(result.flush_ticket)
         except OSError as exc:
             log.error("the write-ahead log %s could not be flushed: %s", self.group_flush.path, exc)
+            self.health.failed(f"the write-ahead log could not be flushed: {exc}")
             raise StoreBusy("the change could not be saved to the disk yet") from exc
 
     def _writing(self, sql: _ActionSql, body: Callable[[Any], T], *, relaxed: bool = False) -> T:

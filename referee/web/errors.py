@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import html
+import math
+
 from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
 from flask_babel import gettext as _  # type: ignore[import-untyped]
-from werkzeug.exceptions import HTTPException, InternalServerError, ServiceUnavailable
+from werkzeug.exceptions import HTTPException, InternalServerError
 
 from referee.rules.errors import MalformedAction, NotYourTurn, RulesError
 from referee.store import GameNotFound, StoreBusy
@@ -40,9 +43,17 @@ def _render(code: int, slug: str, message: str) -> Response:
         return make_response(jsonify({"error": slug, "message": message, "status": code}), code)
     try:
         return make_response(render_template("error.html", code=code, message=message), code)
-    except Exception:  # a broken template must not turn an error page into a traceback
+    except Exception:  # an error page must never become a traceback: this one is made of nothing
         current_app.logger.exception("error page failed to render")
-        return make_response((f"{code}: {message}", code, {"Content-Type": "text/plain; charset=utf-8"}))
+        return make_response((_bare_page(code, message), code, {"Content-Type": "text/html; charset=utf-8"}))
+
+
+def _bare_page(code: int, message: str) -> str:
+    """An error page from nothing that can fail: no template, no URL, no catalogue."""
+    return (
+        f'<!doctype html>\n<html><head><meta charset="utf-8"><title>{code}</title></head>'
+        f"<body><main><h1>{code}</h1><p>{html.escape(message)}</p></main></body></html>\n"
+    )
 
 
 def handle_http_error(exc: HTTPException) -> Response:
@@ -67,10 +78,23 @@ def handle_rules_error(exc: RulesError) -> Response:
 
 
 def handle_store_error(exc: Exception) -> Response:
-    """Store failures a user may see: unknown game (404) or a database still busy (503)."""
+    """Store failures a user may see: unknown game (404), or a database that cannot write now (503 `busy`).
+
+    A 503 says nothing was stored and when to try again (`retry_after`, and Retry-After): the
+    same entry, with its client id, is then applied once.
+    """
     if isinstance(exc, GameNotFound):
         return _render(404, "not_found", _friendly(404))
-    return handle_http_error(ServiceUnavailable(_friendly(503), retry_after=1))
+    retry_after = exc.retry_after if isinstance(exc, StoreBusy) else StoreBusy.retry_after
+    message = _("The referee's computer could not save this yet; try again in a moment.")
+    if wants_json():
+        response = make_response(
+            jsonify({"error": "busy", "message": message, "status": 503, "retry_after": retry_after}), 503
+        )
+    else:
+        response = _render(503, "busy", message)
+    response.headers["Retry-After"] = str(math.ceil(retry_after))
+    return response
 
 
 def handle_unexpected(exc: Exception) -> Response:

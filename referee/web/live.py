@@ -7,7 +7,10 @@ Who sends what:
   (the sender's socket got the change of its view just before, in its room's push);
 - after every change the server pushes to each room (a role in a language) what changed in its
   view since the last push: `changes {from, seq, changes}` (`web/changes.py`), or the whole
-  `view {seq, view}` when it knows no view that room holds, or the change would be no smaller.
+  `view {seq, view}` when it knows no view that room holds, or the change would be no smaller;
+- when the server's writes begin to fail (a full disk) and when they succeed again, every
+  referee's socket gets `store {ok, since}` (and a referee's resync answer carries `store` while
+  they fail); an entry that could not be stored is answered `busy` with `retry_after` seconds.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from werkzeug.exceptions import HTTPException
 from referee.models import Device, Token
 from referee.rules.errors import RulesError
 from referee.rules.events import PUBLIC, Role
-from referee.store import GameNotFound, StoreError, reading
+from referee.store import GameNotFound, StoreBusy, StoreError, WriteHealth, reading
 from referee.web import changes, modes, playing, senders
 from referee.web.auth import TOUCH_EVERY, TokenInfo, credential, current_device_id, touch_token
 from referee.web.extensions import MALFORMED_EVENT, db, engine_of, socketio, store_of
@@ -201,7 +204,13 @@ def push_views(
         if state.version < game.version:
             return {}
         game.version = state.version
-        return _push_views_now(game_id, state, game, local=local, since=since)
+        try:
+            return _push_views_now(game_id, state, game, local=local, since=since)
+        except BaseException:
+            # Some rooms may have been sent this version, others not: none is known to hold
+            # anything now, so the next push sends each its whole view.
+            game.held, game.unsaid = {}, {}
+            raise
 
 
 class SocketPublisher:
@@ -396,14 +405,19 @@ def _refusal(exc: Exception) -> dict[str, Any]:
     if isinstance(exc, RulesError):
         return {"ok": False, "error": exc.code, "message": say(exc.message)}
     if isinstance(exc, GameNotFound):
-        return {"ok": False, "error": "not_found", "message": "There is no such game."}
+        return {"ok": False, "error": "not_found", "message": _("There is no such game.")}
     if isinstance(exc, HTTPException):
         error = {403: "forbidden", 404: "not_found"}.get(exc.code or 0, "refused")
         return {"ok": False, "error": error, "message": exc.description or ""}
-    if isinstance(exc, StoreError):
-        return {"ok": False, "error": "busy", "message": "The server is busy; your entry will be sent again."}
+    if isinstance(exc, StoreBusy):
+        return {
+            "ok": False,
+            "error": "busy",
+            "message": _("The referee's computer could not save this yet; it will be sent again."),
+            "retry_after": exc.retry_after,
+        }
     log.exception("unexpected error in a socket handler")
-    return {"ok": False, "error": "server", "message": "Something went wrong on the server; nothing was changed."}
+    return {"ok": False, "error": "server", "message": _("Something went wrong on the server; nothing was changed.")}
 
 
 def _game_and_slip(data: Any) -> tuple[str, str | None]:
@@ -469,6 +483,8 @@ def on_resync(data: Any = None) -> dict[str, Any]:
             leave_room(room_of(*old))
         try:
             join_room(room_of(game_id, role, lang))
+            if role.kind == "referee":
+                join_room(REFEREES)
         except KeyError:  # gone after all (a threaded server's disconnect ran in between)
             _forget(sid)
             return malformed("This connection is not open.")
@@ -479,6 +495,8 @@ def on_resync(data: Any = None) -> dict[str, Any]:
         if current_app.config.get("REDIS_URL") or _push_mark(game_id) != mark:
             state = playing.load_any_state(game_id)
         answer = {"ok": True, "seq": state.version, "view": _joined_view(game_id, state, role, lang)}
+        if role.kind == "referee" and store_of(current_app).health.failing_since is not None:
+            answer["store"] = write_health(store_of(current_app).health)
         held = data.get("seq")
         if type(held) is int and held > state.version:
             # The page was pushed a version the log no longer has: the push goes out before the
@@ -910,6 +928,24 @@ def start_round_clock(app: Flask, longest: float = REVOKED_EVERY, stop: threadin
     socketio.start_background_task(loop)
 
 
+REFEREES = "referees"
+"""The room of every referee's socket, whatever its game: what concerns the whole server (its writes)."""
+
+
+def write_health(health: WriteHealth) -> dict[str, Any]:
+    """The `store` event's payload: whether the server's writes succeed, and since when they fail."""
+    return {"ok": health.failing_since is None, "since": health.failing_since}
+
+
+def tell_referees(health: WriteHealth) -> None:
+    """To every referee's socket: the server's writes began to fail, or succeed again (`store`).
+
+    While they fail, no entry is stored: phones keep theirs and send them again, and the
+    referee's dashboard says why nothing moves.
+    """
+    socketio.emit("store", write_health(health), to=REFEREES)
+
+
 def init_app(app: Flask) -> None:
     """Start the round clock unless testing (tests call end_rounds_on_time themselves).
 
@@ -919,5 +955,6 @@ def init_app(app: Flask) -> None:
     """
     app.extensions[playing.PUBLISHER] = SocketPublisher()
     socketio.server.on("action", on_action)
+    store_of(app).health.watch(tell_referees)
     if not app.config.get("TESTING") and app.config.get("ROUND_CLOCK", True):
         start_round_clock(app)
