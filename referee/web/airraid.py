@@ -41,6 +41,7 @@ from referee.web.auth import (
 from referee.web.extensions import db
 from referee.web.i18n import say, say_all
 from referee.web.links import join_token, qr_svg
+from referee.web.security import RULESET_BODY_LIMIT, body_limit
 from referee.web.playing import load_any_state, view_of
 
 bp = Blueprint("games", __name__)
@@ -263,6 +264,7 @@ def sea_sizes() -> list[dict[str, Any]]:
 
 
 @bp.route("/games/new", methods=["GET", "POST"])
+@body_limit(RULESET_BODY_LIMIT)  # a whole ruleset may come with it
 def new_game() -> Any:
     """Show the referee's new-game form, and create the game it posts."""
     if not is_server_referee():
@@ -312,6 +314,7 @@ def _seconds(text: str) -> int:
 
 
 @bp.post("/api/games")
+@body_limit(RULESET_BODY_LIMIT)  # a whole ruleset may come with it
 def api_create_game() -> Any:
     """Create a game (referee): teams, players, optional sea size, round length and ruleset."""
     if not is_server_referee():

@@ -26,6 +26,7 @@ from referee.web import modes
 from referee.web.auth import is_server_referee
 from referee.web.extensions import db
 from referee.web.i18n import say, say_all
+from referee.web.security import RULESET_BODY_LIMIT, body_limit
 from referee.web.playing import load_any_state, play, role_of, run_action, view_of
 
 bp = Blueprint("api", __name__)
@@ -40,6 +41,7 @@ def json_body() -> dict[str, Any]:
 
 
 @bp.post("/api/modes/<mode>/games")
+@body_limit(RULESET_BODY_LIMIT)  # a whole ruleset may come with it
 def api_create(mode: str) -> Any:
     """Create a game of any registered mode (the referee): {action: the create_game action's data}."""
     if not is_server_referee():

@@ -32,6 +32,7 @@ KNOWN = {
         "skipped",
         "notes",
         "notes_rebuilt",
+        "changes",
         "ruleset",
         "made",
     },

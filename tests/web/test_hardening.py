@@ -87,7 +87,10 @@ def _json_routes(app: Flask, gid: str) -> list[tuple[str, str]]:
     return routes
 
 
-@pytest.mark.parametrize("body", [DEEP, '{"action": ' + "[" * 200 + "]" * 200 + "}", "[" * 50_000])
+# Deep, and within every route's bound (64 kB): a longer body is refused unread (413), not parsed.
+@pytest.mark.parametrize(
+    "body", ["[" * 30_000 + "]" * 30_000, '{"action": ' + "[" * 200 + "]" * 200 + "}", "[" * 60_000]
+)
 def test_deeply_nested_json_is_a_400_on_every_route(app: Flask, body: str, caplog: pytest.LogCaptureFixture) -> None:
     """Every route that takes a body answers 400 JSON to nesting beyond the limit, as any caller."""
     referee = referee_client(app)
@@ -111,6 +114,27 @@ def test_deeply_nested_json_is_a_400_on_every_route(app: Flask, body: str, caplo
                 assert answer["error"] == "malformed" and "deep" in answer["message"], (method, path, answer)
     assert store_of(app).count_events(gid) == before
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_a_body_over_its_routes_bound_is_refused_unread(app: Flask) -> None:
+    """An action takes 64 kB at most, a new game with its ruleset 256 kB: more is a 413, from Content-Length."""
+    referee = referee_client(app)
+    gid = create(app, referee)["game"]
+    before = store_of(app).count_events(gid)
+    megabyte = '{"action": {"type": "set_defender", "team": "A", "pilot": "' + "x" * (1 << 20) + '"}}'
+    for caller in (referee, app.test_client()):
+        refused = caller.post(f"/api/games/{gid}/actions", data=megabyte, content_type="application/json")
+        assert refused.status_code == 413 and refused.get_json()["error"] == "request_entity_too_large"
+    # Claimed, not sent: answered from the header alone.
+    environ = EnvironBuilder(
+        path=f"/api/games/{gid}/actions", method="POST", headers={"Content-Type": "application/json"}
+    ).get_environ()
+    environ["CONTENT_LENGTH"] = str(1 << 20)
+    environ["wsgi.input"] = io.BytesIO(b"")
+    assert Response.from_app(app.wsgi_app, environ).status_code == 413
+    ruleset = "# a ruleset file with long comments\n" + "#" * 120_000
+    assert referee.post("/api/games", json={"teams": [], "ruleset_toml": ruleset}).status_code == 400  # read: too long
+    assert store_of(app).count_events(gid) == before
 
 
 def test_broken_json_is_a_specific_400(app: Flask) -> None:

@@ -17,7 +17,7 @@ from ..events import Role
 from ..grid import Square
 from ..sea import ship_labels
 from .corridors import corridor_board, duel_key, next_meeting, still_open, waiting_bombers
-from .state import BOMBER, FIGHTER, TEAMS, Order, Round, State, other
+from .state import BOMBER, CHANGES_PER_STAGE, FIGHTER, TEAMS, Order, Round, State, other
 
 AFTER_END: frozenset[str] = frozenset({"void"})
 """The kinds the engine still takes once the game is over (a void may undo the end)."""
@@ -43,6 +43,29 @@ def role_problem(role: Role, *allowed: str, team: str | None = None) -> RulesErr
     if allowed == ("referee",):
         return NotYourTurn(Msg("only the referee may do this"))
     return NotYourTurn(Msg("only the referee or that team may do this"))
+
+
+def changes_problem(state: State, role: Role, team: str) -> RulesError | None:
+    """Refuse a team's base one more change once it made CHANGES_PER_STAGE in this stage (the referee may still)."""
+    if role.kind != "team" or state.changes.get(state.stage_key(team), 0) < CHANGES_PER_STAGE:
+        return None
+    stage = "setup" if state.round is None else "round"
+    message = (
+        Msg(
+            "{name} has made {count} changes before the game: no more can be made from a phone. "
+            "Ask the referee to change what must still change.",
+            name=state.teams[team].name,
+            count=CHANGES_PER_STAGE,
+        )
+        if stage == "setup"
+        else Msg(
+            "{name} has made {count} changes this round: no more can be made from a phone until the next round. "
+            "Ask the referee to change what must still change.",
+            name=state.teams[team].name,
+            count=CHANGES_PER_STAGE,
+        )
+    )
+    return IllegalAction(message)
 
 
 def over_problem(state: State) -> RulesError | None:
@@ -126,7 +149,9 @@ def named_order_problem(state: State, rnd: Round, role: Role, *order_ids: str) -
 
 def lock_sea_problem(state: State, role: Role, team: str) -> RulesError | None:
     """Refuse locking a team's sea unless it is the setup and the sea is not locked yet."""
-    refusal = role_problem(role, "referee", "team", team=team) or setup_problem(state)
+    refusal = (
+        role_problem(role, "referee", "team", team=team) or setup_problem(state) or changes_problem(state, role, team)
+    )
     if refusal is None and state.teams[team].locked:
         refusal = IllegalAction(Msg("{name}'s sea is already locked", name=state.teams[team].name))
     return refusal
@@ -134,7 +159,9 @@ def lock_sea_problem(state: State, role: Role, team: str) -> RulesError | None:
 
 def unlock_sea_problem(state: State, role: Role, team: str) -> RulesError | None:
     """Refuse unlocking a team's sea unless it is the setup and the sea is locked."""
-    refusal = role_problem(role, "referee", "team", team=team) or setup_problem(state)
+    refusal = (
+        role_problem(role, "referee", "team", team=team) or setup_problem(state) or changes_problem(state, role, team)
+    )
     if refusal is None and not state.teams[team].locked:
         refusal = IllegalAction(Msg("{name}'s sea is not locked", name=state.teams[team].name))
     return refusal
@@ -153,7 +180,7 @@ def start_game_problem(state: State, role: Role) -> RulesError | None:
 
 def set_players_problem(state: State, role: Role, team: str) -> RulesError | None:
     """Refuse a new roster for a team from anyone but the referee and that team (at any time)."""
-    return role_problem(role, "referee", "team", team=team)
+    return role_problem(role, "referee", "team", team=team) or changes_problem(state, role, team)
 
 
 # --- Planning --------------------------------------------------------------------------------
@@ -161,7 +188,11 @@ def set_players_problem(state: State, role: Role, team: str) -> RulesError | Non
 
 def set_defender_problem(state: State, role: Role, team: str) -> RulesError | None:
     """Refuse naming a team's defender but in planning (which pilot: `defender_problem`)."""
-    return role_problem(role, "referee", "team", team=team) or planning_problem(state)
+    return (
+        role_problem(role, "referee", "team", team=team)
+        or planning_problem(state)
+        or changes_problem(state, role, team)
+    )
 
 
 def defender_problem(state: State, team: str, pilot: str) -> RulesError | None:
@@ -175,7 +206,11 @@ def defender_problem(state: State, team: str, pilot: str) -> RulesError | None:
 
 def add_order_problem(state: State, role: Role, team: str) -> RulesError | None:
     """Refuse writing a team's order but in planning (what it may use: `order_problems`)."""
-    return role_problem(role, "referee", "team", team=team) or planning_problem(state)
+    return (
+        role_problem(role, "referee", "team", team=team)
+        or planning_problem(state)
+        or changes_problem(state, role, team)
+    )
 
 
 def _team_orders(rnd: Round, team: str) -> list[Order]:
@@ -284,9 +319,11 @@ def remove_order_problem(state: State, role: Role, order_id: str) -> RulesError 
         return refusal
     rnd = state.round
     assert rnd is not None
-    return named_order_problem(state, rnd, role, order_id) or role_problem(
-        role, "referee", "team", team=rnd.orders[order_id].team
-    )
+    refusal = named_order_problem(state, rnd, role, order_id)
+    if refusal is not None:
+        return refusal
+    team = rnd.orders[order_id].team
+    return role_problem(role, "referee", "team", team=team) or changes_problem(state, role, team)
 
 
 def start_round_problem(state: State, role: Role) -> RulesError | None:

@@ -259,6 +259,7 @@ def _set_players(state: State, event: Event, role: Role) -> None:
         if missing:
             raise IllegalAction(Msg("{missing} has a part in this round: take them off it first", missing=missing[0]))
     state.teams[team].players = names
+    _counted(state, role, team)
 
 
 @handler("lock_sea")
@@ -283,6 +284,7 @@ def _lock_sea(state: State, event: Event, role: Role) -> None:
     kinds = state.ruleset.sea.kinds
     team.stock = {s.id: {FIGHTER: kinds[s.kind].fighters, BOMBER: kinds[s.kind].bombers} for s in ships}
     team.start_planes = {k: sum(st[k] for st in team.stock.values()) for k in PLANE_KINDS}
+    _counted(state, role, team_id)
     _note(state, event.seq, type="sea_locked", team=team_id)
 
 
@@ -296,6 +298,7 @@ def _unlock_sea(state: State, event: Event, role: Role) -> None:
     team.ships = []
     team.stock = {}
     team.start_planes = {FIGHTER: 0, BOMBER: 0}
+    _counted(state, role, team_id)
 
 
 @handler("start_game")
@@ -305,6 +308,13 @@ def _start_game(state: State, event: Event, role: Role) -> None:
     state.phase = "playing"
     state.rounds.append(Round(1, Timer(state.round_seconds)))
     _note(state, event.seq, type="game_started")
+
+
+def _counted(state: State, role: Role, team: str) -> None:
+    """Count a change a team's base made in this stage (`conditions.changes_problem` bounds them)."""
+    if role.kind == "team":
+        key = state.stage_key(team)
+        state.changes[key] = state.changes.get(key, 0) + 1
 
 
 def _pilot_name(state: State, team: str, f: Fields, key: str = "pilot") -> str:
@@ -325,6 +335,7 @@ def _set_defender(state: State, event: Event, role: Role) -> None:
     rnd = state.round
     assert rnd is not None
     rnd.defenders[team] = name
+    _counted(state, role, team)
 
 
 def _parse_order(
@@ -383,6 +394,7 @@ def _add_order(state: State, event: Event, role: Role) -> Mapping[str, Any]:
         order_id = f"{rnd.number}{team}{serial}"
     rnd.serial[team] = max(rnd.serial.get(team, 0), serial)
     rnd.orders[order_id] = Order(order_id, rnd.number, team, pilot, kind, ship, corridor, position, target)
+    _counted(state, role, team)
     _note(state, event.seq, type="order_added", team=team, order=order_id)
     return {"id": order_id, "position": position}
 
@@ -396,6 +408,7 @@ def _remove_order(state: State, event: Event, role: Role) -> None:
     assert rnd is not None
     order = rnd.orders[order_id]
     del rnd.orders[order_id]
+    _counted(state, role, order.team)
     _note(state, event.seq, type="order_removed", team=order.team, order=order_id)
 
 
@@ -753,6 +766,7 @@ def _clone(state: State) -> State:
     work.voided = dict(state.voided)
     work.skipped = dict(state.skipped)
     work.notes = dict(state.notes)
+    work.changes = dict(state.changes)
     return work
 
 

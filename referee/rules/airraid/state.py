@@ -17,6 +17,14 @@ FIGHTER, BOMBER = "fighter", "bomber"
 PLANE_KINDS = (FIGHTER, BOMBER)
 IN_AIR = ("airborne", "bombing")
 MAX_NAME = 40
+CHANGES_PER_STAGE = 60
+"""The most changes a team's base makes in one stage (the setup, or one round's planning).
+
+A stage needs a roster, a sea, a defender and an order per pilot: at most about 25 changes for
+ten players, even written twice over. Every change is an event the game keeps for good (its
+log, every void's recomputation), so a phone adding and removing an order as fast as it can
+must stop somewhere: 20,000 such events once made every void of the game take seconds. The
+referee's own changes are not counted."""
 _COLOUR = re.compile(r"^#[0-9A-Fa-f]{6}$")
 
 
@@ -221,6 +229,8 @@ class State:
     notes: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     notes_rebuilt: int = 0
     """The seq of the last void: every note was made again then (a snapshot before it holds old ones)."""
+    changes: dict[str, int] = field(default_factory=dict)
+    """The changes each team's base made, by stage and team (`stage_key`): at most CHANGES_PER_STAGE each."""
     ruleset: AirRaidRuleset = field(default=None, metadata={"encode": False})  # type: ignore[assignment]
     made: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False, metadata={"encode": False})
     """What the views made (log rows, parts of views), reused while what they show is unchanged (views.py).
@@ -247,6 +257,11 @@ class State:
     def grid(self, team: str) -> Grid:
         """Return the grid of a team's sea."""
         return self.ruleset.grid(self.teams[team].size)
+
+    def stage_key(self, team: str) -> str:
+        """Name the stage a team's change counts in: `setup:A`, or `3:A` in round 3."""
+        rnd = self.round
+        return f"{'setup' if rnd is None else rnd.number}:{team}"
 
     def order(self, order_id: str) -> Order | None:
         """Find an order of any round by its id."""
