@@ -17,6 +17,7 @@ from each view.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from functools import lru_cache
@@ -26,6 +27,7 @@ from flask import (
     Blueprint,
     Flask,
     abort,
+    current_app,
     jsonify,
     make_response,
     redirect,
@@ -39,7 +41,7 @@ from werkzeug.exceptions import TooManyRequests
 
 from referee.resources import resource_path
 from referee.rules import vestorsjo as vs
-from referee.rules.errors import MalformedAction, RulesError
+from referee.rules.errors import IllegalAction, MalformedAction, Msg, RulesError
 from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.rules.ruleset import read_toml
 from referee.rules.vestorsjo.hexes import Edge, Hex, Vertex
@@ -55,6 +57,7 @@ from referee.web.i18n import current_lang, say, say_all
 from referee.web.links import qr_svg
 from referee.web.playing import load_any_state
 
+log = logging.getLogger(__name__)
 bp = Blueprint("vestorsjo", __name__)
 
 RULESET = "vestorsjo"
@@ -112,9 +115,35 @@ def load_game(game_id: str) -> vs.State:
     state = load_any_state(game_id)
     if not isinstance(state, vs.State):
         abort(404, description=_("There is no such game."))
-    if db.store.status_of(game_id) == ABANDONED:
-        abort(410, description=_("This game has expired. Start a new one."))
+    if db.store.status_of(game_id) == ABANDONED:  # the store's mark: the log still says "playing"
+        abort(410, description=expired_message())
     return state
+
+
+def expired_message() -> str:
+    """Say that a game expired, and why."""
+    hours = current_app.config["VESTORSJO_IDLE_HOURS"]
+    return str(_("This game has expired: nobody played it for %(hours)s hours. Start a new one.", hours=hours))
+
+
+def expire_idle_games(app: Flask, now: float) -> list[str]:
+    """Abandon the Vestorsjø games nobody acted on for VESTORSJO_IDLE_HOURS; return their ids.
+
+    Anyone at the club may start one, so forgotten ones must not pile up as games in play. A game
+    stored before the rules gave a phase has the status "active" (over or not): it is swept too,
+    or a forgotten one of those would never expire.
+    """
+    with app.app_context():
+        hours = float(app.config["VESTORSJO_IDLE_HOURS"])
+        expired = db.store.expire_idle(vs.MODE, before=now - hours * 3600.0, statuses=("playing", "active"))
+    if expired:
+        log.info("abandoned %d idle Vestorsjø game(s)", len(expired))
+    return expired
+
+
+def gone(game_id: str) -> str | None:
+    """Say why a stored game may no longer be played (it expired), or None."""
+    return expired_message() if db.store.status_of(game_id) == ABANDONED else None
 
 
 # --- The board, drawn once per map -----------------------------------------------------------
@@ -276,14 +305,35 @@ def _choice(body: dict[str, Any], key: str, allowed: tuple[str, ...], default: s
     return str(value)
 
 
+def start_problem(opponent: str, start: Any) -> RulesError | None:
+    """Refuse start places of the creator's choosing in a game against a friend, else None.
+
+    The friend joins by a link and is never shown them: a creator could set up the friend's fleet
+    to lose. Where one person plays both sides, or against the computer, they only set up a
+    position to try out (scripts and tests), so there they stay.
+    """
+    if start not in (None, {}) and opponent == "friend":
+        return IllegalAction(
+            Msg(
+                "a game against a friend starts from the map's start places, which both players know:"
+                " set start places only in a game on one device or against the computer"
+            )
+        )
+    return None
+
+
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
     """Create a Vestorsjø game: {opponent, dice, level?, start?}; return the game, links and device tokens.
 
-    `start` (piece id -> place) moves pieces off the map's start places (scripts and tests).
+    `start` (piece id -> place) moves pieces off the map's start places (scripts and tests), in a
+    game on one device or against the computer, never against a friend (`start_problem`).
     """
     opponent = _choice(body, "opponent", OPPONENTS, "hotseat")
     dice = _choice(body, "dice", DICE, "server")
     level = _choice(body, "level", LEVELS, "normal")
+    refusal = start_problem(opponent, body.get("start"))
+    if refusal is not None:
+        raise refusal
     rules = ruleset_data()
     raw_map = map_data(str(rules.get("ruleset", {}).get("map", "oresund")))
     action: dict[str, Any] = {
@@ -421,6 +471,14 @@ def init_app(app: Flask) -> None:
     """Register the Vestorsjø blueprint, its web side, and its limit of games per client address."""
     seats.init_app(app, vs.MODE)
     modes.register(
-        modes.WebMode(name=vs.MODE, state_type=vs.State, role_in=role_in, view_of=view_of, push_roles=push_roles)
+        modes.WebMode(
+            name=vs.MODE,
+            state_type=vs.State,
+            role_in=role_in,
+            view_of=view_of,
+            push_roles=push_roles,
+            gone=gone,
+            sweep=expire_idle_games,
+        )
     )
     app.register_blueprint(bp)

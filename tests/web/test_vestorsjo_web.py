@@ -10,6 +10,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from referee.web import changes
 from referee.web.extensions import socketio
 
 from .test_games_web import join
@@ -17,6 +18,9 @@ from .test_games_web import join
 # Scania's destroyer and a frigate within range of Zealand's frigate (a gunnery table applies).
 NEAR = {"zealand.frigate-1": "L21", "zealand.corvette-1": "K21"}
 FRIGATE = "zealand.frigate-1"
+# A game against a friend starts from the map's places: Zealand's frigate sails up from F29 to J21,
+# two hexes a turn, within range (6) of Scania's destroyer in Lanskròna (N17).
+APPROACH = ("G27", "H25", "I23", "J21")
 
 
 def create(client: FlaskClient, **body: Any) -> dict[str, Any]:
@@ -120,14 +124,21 @@ def test_the_invite_is_single_use_and_the_public_cannot_act(app: Flask) -> None:
 
 def test_an_action_through_the_api_and_socketio_updates_every_view(app: Flask) -> None:
     host = app.test_client()
-    made = create(host, opponent="friend", start=NEAR)
+    made = create(host, opponent="friend")
     gid = made["game"]
     friend = join(app, made["links"]["join"]["zealand"])
+    for to in APPROACH:
+        assert act(host, gid, {"type": "end_turn"}).status_code == 200
+        assert act(friend, gid, {"type": "move", "piece": FRIGATE, "to": to}).status_code == 200
+        assert act(friend, gid, {"type": "end_turn"}).status_code == 200
     projector = app.test_client()
     watchers = {"friend": friend, "public": projector}
     sockets = {who: socketio.test_client(app, flask_test_client=c) for who, c in watchers.items()}
-    for sock in sockets.values():
-        assert sock.emit("resync", {"game": gid, "seq": 0}, callback=True)["ok"]
+    held: dict[str, Any] = {}
+    for who, sock in sockets.items():
+        synced = sock.emit("resync", {"game": gid, "seq": 0}, callback=True)
+        assert synced["ok"]
+        held[who] = synced["view"]
         sock.get_received()
     # The legal actions carry each target's chance from the hit table.
     mine = view(host, gid)
@@ -138,9 +149,13 @@ def test_an_action_through_the_api_and_socketio_updates_every_view(app: Flask) -
     moved = act(host, gid, {"type": "move", "piece": "scania.corvette-1", "to": "O19"})
     assert moved.status_code == 200, moved.get_json()
     for who, sock in sockets.items():
-        pushed = [m["args"][0] for m in sock.get_received() if m["name"] == "view"]
+        # The rooms were pushed to before (the approach): each hears what changed since.
+        pushed = [m for m in sock.get_received() if m["name"] in ("view", "changes")]
         assert pushed, who
-        piece = next(p for p in pushed[-1]["view"]["pieces"] if p["id"] == "scania.corvette-1")
+        for m in pushed:
+            body = m["args"][0]
+            held[who] = body["view"] if m["name"] == "view" else changes.apply(held[who], body["changes"])
+        piece = next(p for p in held[who]["pieces"] if p["id"] == "scania.corvette-1")
         assert piece["place"] == "O19", who
     # A shot over Socket.IO (the host's own socket): the roll is in everyone's log.
     host_socket = socketio.test_client(app, flask_test_client=host)

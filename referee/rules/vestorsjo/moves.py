@@ -40,6 +40,12 @@ WRITTEN: dict[str, frozenset[str]] = {
 the rules, and so is the action the computer chose."""
 COMPUTER_ACTS = (MOVE, FIRE, ATTACK, END_TURN)
 """What the computer's move may turn out to be."""
+UNDOS_PER_TURN = 100
+"""The most moves one turn of one side may take back. Moving and undoing is the only thing a turn
+may repeat (its actions are four), and each is an event kept for good, so without a bound one turn
+could grow the log forever. A person trying moves out takes back a few, a very careful one a few
+dozen (a side has nine pieces); a hundred is minutes of nothing else. It keeps a turn within
+4 + 2 x 100 actions and one end_turn (205 events), and its undos in the view within a hundred."""
 
 
 def refuse(refusal: RulesError | None) -> None:
@@ -247,12 +253,20 @@ def end_turn_problem(state: State, role: Role) -> RulesError | None:
 
 
 def undo_problem(state: State, role: Role) -> RulesError | None:
-    """Refuse undo unless the turn's latest action is a move (no undo past a roll)."""
+    """Refuse undo unless the turn's latest action is a move (no undo past a roll) and the turn has undos left."""
     refusal = role_problem(state, role)
     if refusal is None and not state.acts:
         refusal = IllegalAction(Msg("nothing to undo in this turn"))
     if refusal is None and state.acts[-1].kind != MOVE:
         refusal = IllegalAction(Msg("no undo past a roll: the latest action rolled a die"))
+    if refusal is None and len(state.undone) >= UNDOS_PER_TURN:
+        refusal = IllegalAction(
+            Msg(
+                "no more undo this turn: {count} moves were taken back already, the most one turn allows;"
+                " play on from here, or end the turn",
+                count=UNDOS_PER_TURN,
+            )
+        )
     return refusal
 
 
@@ -562,6 +576,7 @@ def _end_turn(state: State, event: Event, role: Role) -> None:
         piece.before = piece.hits  # what the enemy's next turn does to it counts only after it
         piece.done = []
     state.acts = []
+    state.undone = {}  # the turn's moves stand now: only the log remembers what was taken back
     state.turn = other(side)
     if side != state.ruleset.first:
         _round_end(state, event)

@@ -120,7 +120,9 @@ class State:
     """Whether each side has held an enemy strategic port at the end of some round."""
     rolls: list[Roll] = field(default_factory=list)
     undone: dict[int, int] = field(default_factory=dict)
-    """Undone actions: their seq -> the seq of the undo."""
+    """This turn's undone moves: their seq -> the seq of the undo. Emptied when the turn ends (its
+    moves then stand, and the log keeps every undo), so neither the state nor a view grows with
+    the undos of turns long past; its size is also the count `UNDOS_PER_TURN` bounds."""
     outcome: Outcome | None = None
     computer: dict[str, str] = field(default_factory=dict)
     """The sides the computer plays, with its level ("easy", "normal", "strong")."""
@@ -135,6 +137,11 @@ class State:
             self.ruleset = vestorsjo_from_dict(self.ruleset_raw)
         if self.board is None:
             self.board = read_board(self.map_raw, self.ruleset)
+
+    @property
+    def phase(self) -> str:
+        """Return "playing" or "over": the game's status in the store's games table (which the idle sweep reads)."""
+        return "playing" if self.outcome is None else "over"
 
     @property
     def over(self) -> str | None:
