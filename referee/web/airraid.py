@@ -41,8 +41,8 @@ from referee.web.auth import (
 from referee.web.extensions import db
 from referee.web.i18n import say, say_all
 from referee.web.links import join_token, qr_svg
-from referee.web.security import RULESET_BODY_LIMIT, body_limit
 from referee.web.playing import load_any_state, view_of
+from referee.web.security import RULESET_BODY_LIMIT, body_limit
 
 bp = Blueprint("games", __name__)
 devices_t = cast(Table, Device.__table__)

@@ -26,8 +26,8 @@ from referee.web import modes
 from referee.web.auth import is_server_referee
 from referee.web.extensions import db
 from referee.web.i18n import say, say_all
-from referee.web.security import RULESET_BODY_LIMIT, body_limit
 from referee.web.playing import load_any_state, play, role_of, run_action, view_of
+from referee.web.security import RULESET_BODY_LIMIT, body_limit
 
 bp = Blueprint("api", __name__)
 
