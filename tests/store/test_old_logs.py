@@ -40,8 +40,9 @@ def canonical(state_dict: Any) -> str:
 
 
 # Fields added since that a replay derives from the log itself: the seq of the last void, which
-# made every note again (snapshots use it to know which earlier notes they may leave out).
-DERIVED = {"notes_rebuilt"}
+# made every note again (snapshots use it to know which earlier notes they may leave out), and
+# the count of each team's changes in each stage (the bound on a phone's churn, issue 34).
+DERIVED = {"notes_rebuilt", "changes"}
 
 
 def as_stored(state_dict: dict[str, Any], stored: dict[str, Any]) -> str:

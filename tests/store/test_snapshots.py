@@ -49,11 +49,12 @@ def test_snapshots_do_not_grow_with_the_log_and_load_to_the_same_state(tmp_path:
         clock += 1
         store.execute(gid, {"type": "lock_sea", "team": team, "ships": ships_json()}, at=clock, by=f"team:{team}")
     store.execute(gid, {"type": "start_game"}, at=clock + 1, by="referee")
-    # The defender changes hands over and over: each change is an event, none adds to the state.
+    # The defender changes hands over and over: each change is an event, none adds to the state
+    # (the referee's hand: a team's phone may make only so many changes a stage).
     pilots = PLAYERS["A"]
     for i in range(600):
         clock += 1
-        store.execute(gid, {"type": "set_defender", "team": "A", "pilot": pilots[i % 4]}, at=clock, by="team:A")
+        store.execute(gid, {"type": "set_defender", "team": "A", "pilot": pilots[i % 4]}, at=clock, by="referee")
 
     with engine.connect() as conn:
         snaps = conn.execute(select(Snapshot.__table__).where(Snapshot.game_id == gid).order_by(Snapshot.seq)).all()
