@@ -8,7 +8,7 @@ Sjøslag against the computer, from the lobby:
    small line under it;
  - the computer is "Počítač" on the Czech pages: the player's page, the end, the projector, the scores.
 
-Screenshots: docs/screenshots/game-night/battleship-*.png.
+Screenshots: test-artifacts/screenshots/game-night/battleship-*.png.
 Skipped, with the reason, without /usr/bin/chromium or Playwright (REFEREE_REQUIRE_BROWSER=1: fail).
 """
 
@@ -25,7 +25,7 @@ from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, LAPTOP, PHONE, WAIT, playwri
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
 
-SHOTS = ROOT / "docs" / "screenshots" / "game-night"
+SHOTS = ROOT / "test-artifacts" / "screenshots" / "game-night"
 LOCALES = {"en": "en-GB", "cs": "cs-CZ", "nb": "nb-NO"}
 
 

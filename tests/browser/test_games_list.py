@@ -3,7 +3,7 @@
 Three games (one flying, one being set up, one over) on a referee's phone at 360×740 and on the
 laptop at 1366×768, in English and Czech: the running game is listed first with where it stands,
 each entry fits the screen, and a tap opens that game's dashboard.
-Screenshots: docs/screenshots/game-night/games-list-*.png.
+Screenshots: test-artifacts/screenshots/game-night/games-list-*.png.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from ..live_server import ROOT, Server, post_json
 from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, WAIT, playwright_api  # noqa: F401
 
-SHOTS = ROOT / "docs" / "screenshots" / "game-night"
+SHOTS = ROOT / "test-artifacts" / "screenshots" / "game-night"
 SCREENS = {"phone": {"width": 360, "height": 740}, "laptop": {"width": 1366, "height": 768}}
 PLAYERS = {"A": ["Ann", "Ada", "Abe", "Amy"], "B": ["Bob", "Bea", "Ben", "Bo"]}
 WORDS = {

@@ -12,7 +12,7 @@ Team B's phone (390×844) mid-round, four of A's bombers at its base, goes offli
 Back online every queued entry lands once, in order; the server's answers replace the phone's
 (the card says where the server refused or disagreed: steps 3 and 4, whose FIGHT then follows),
 and the referee's dashboard shows the bombings. In English and Czech; screenshots in
-docs/screenshots/game-night/offline-defender-<lang>-*.png.
+test-artifacts/screenshots/game-night/offline-defender-<lang>-*.png.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pytest
 from ..live_server import ROOT, Server, post_json
 from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, WAIT, playwright_api  # noqa: F401
 
-SHOTS = ROOT / "docs" / "screenshots" / "game-night"
+SHOTS = ROOT / "test-artifacts" / "screenshots" / "game-night"
 PHONE = {"width": 390, "height": 844}
 REFEREE_SCREEN = {"width": 1366, "height": 768}
 TEAMS = [

@@ -5,7 +5,7 @@ Ben. The team's phone (360×740) lists A1, A2 and A3; the referee's dashboard (1
 six planes in their corridors and the three due dogfights as A1 vs B1, A2 vs B2, A3 vs B3; after
 the round, a dashboard opened afresh still names the planes of round 1 so in its log (referee.js
 works their labels out from the log, the view no longer lists them). Czech and English.
-Screenshots: docs/screenshots/game-night/labels-*.png.
+Screenshots: test-artifacts/screenshots/game-night/labels-*.png.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from ..live_server import ROOT, Server, post_json
 from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, WAIT, playwright_api  # noqa: F401
 
-SHOTS = ROOT / "docs" / "screenshots" / "game-night"
+SHOTS = ROOT / "test-artifacts" / "screenshots" / "game-night"
 REFEREE_SCREEN = {"width": 1366, "height": 768}
 SMALL_PHONE = {"width": 360, "height": 740}
 TEAMS = [

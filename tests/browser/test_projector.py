@@ -2,7 +2,7 @@
 
 A ten-a-side game (10×10 seas) with every plane in the air, dogfights reported and bombers
 answered by the referee, watched on a 1366×768 projector in English and Czech (Czech lines are
-longer and wrap). Screenshots: docs/screenshots/game-night/projector-*.png.
+longer and wrap). Screenshots: test-artifacts/screenshots/game-night/projector-*.png.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from ..live_server import ROOT, Server
 from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, WAIT, playwright_api  # noqa: F401
 
-SHOTS = ROOT / "docs" / "screenshots" / "game-night"
+SHOTS = ROOT / "test-artifacts" / "screenshots" / "game-night"
 PROJECTOR = {"width": 1366, "height": 768}
 A = ["Ann", "Ada", "Abe", "Amy", "Al", "Ari", "Ava", "Axel", "Alma", "Arne"]
 B = ["Bob", "Bea", "Ben", "Bo", "Bill", "Bert", "Bree", "Boris", "Bella", "Brit"]

@@ -433,6 +433,77 @@ for (const error of ['busy', 'rate_limited']) {
   conn.stop();
 }
 
+// "busy" with retry_after: the entry goes again no sooner than the server asked (nor much later:
+// the backoff's jitter adds at most half), and the page is told it waits meanwhile, not refused.
+{
+  const sent = [];
+  const at = [];
+  const answers = [{ ok: false, error: 'busy', message: 'cannot save', retry_after: 0.3 }, { ok: true, seq: 8, events: [] }];
+  const io = actionsFrom(answers, sent);
+  const conn = new Connection({ game: 'gwait', io: (...a) => { const s = io(...a); const t = s.timeout; s.timeout = (ms) => { const e = t(ms); return { emit(ev, p, cb) { if (ev === 'action') at.push(Date.now()); e.emit(ev, p, cb); } }; }; return s; }, storage, retryBaseMs: 5, retryMaxMs: 20, pingSamples: 1 });
+  const waited = [];
+  const refused = [];
+  const statuses = [];
+  conn.on('waiting', (d) => waited.push(d));
+  conn.on('refused', (d) => refused.push(d));
+  conn.on('status', (d) => statuses.push(d.waiting));
+  conn.start();
+  const reply = await conn.send({ type: 'set_defender', team: 'A', pilot: 'Ann' });
+  assert.equal(reply.ok, true);
+  assert.deepEqual(refused, []);
+  assert.equal(sent.length, 2);
+  assert.equal(sent[0], sent[1], 'the same client id');
+  assert.equal(waited.length, 1);
+  assert.equal(waited[0].result.error, 'busy');
+  assert.ok(waited[0].retryInMs >= 300 && waited[0].retryInMs <= 450, `retry in ${waited[0].retryInMs} ms`);
+  assert.ok(at[1] - at[0] >= 295, `sent again after ${at[1] - at[0]} ms`);
+  assert.ok(statuses.includes(true) && statuses.at(-1) === false, 'status.waiting while it waits, not after');
+  conn.stop();
+}
+
+// The delay itself: never before retry_after, jittered up to half again, capped unless asked longer.
+{
+  const { retryDelayMs, backoffMs } = await import(process.argv[1] + '/lib/conn.js');
+  assert.equal(retryDelayMs(1, 2, 1000, 30000, () => 0), 2000);
+  assert.equal(retryDelayMs(1, 2, 1000, 30000, () => 1), 3000);
+  assert.equal(retryDelayMs(10, 2, 1000, 30000, () => 1), 30000);   // the backoff, when longer
+  assert.equal(retryDelayMs(1, 60, 1000, 30000, () => 1), 60000);   // the server asks longer than the cap
+  assert.equal(retryDelayMs(3, undefined, 1000, 30000, () => 1), backoffMs(3, 1000, 30000, () => 1));
+  assert.equal(retryDelayMs(3, 'x', 1000, 30000, () => 0), backoffMs(3, 1000, 30000, () => 0));
+}
+
+// The server's writes: the `store` event and a resync's `store` reach the page; the next resync
+// without it means they succeed again; and once they do, a waiting entry goes at once.
+{
+  const box = { asked: [] };
+  const sent = [];
+  const resyncs = [{ ok: true, seq: 1, view: {}, store: { ok: false, since: 1700000000 } }, { ok: true, seq: 1, view: {} }];
+  const answers = [{ ok: false, error: 'busy', message: 'cannot save', retry_after: 30 }, { ok: true, seq: 2, events: [] }];
+  const io = fakeIo((event, payload) => {
+    if (event === 'resync') return resyncs.shift() || { ok: true, seq: 1, view: {} };
+    if (event === 'action') { sent.push(Date.now()); return answers.shift(); }
+    return { server_time: Date.now() };
+  }, box);
+  const conn = new Connection({ game: 'gstore', io, storage, retryBaseMs: 5, retryMaxMs: 20, pingSamples: 1 });
+  const told = [];
+  conn.on('store', (d) => told.push(d));
+  conn.start();
+  await new Promise((r) => setTimeout(r, 30));
+  assert.deepEqual(told, [{ ok: false, since: 1700000000 }]);
+  const done = conn.send({ type: 'start_round' });
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(sent.length, 1, 'busy: it waits 30 s');
+  box.push('store', { ok: true, since: null });
+  assert.equal((await done).ok, true, 'writes succeed again: sent at once');
+  assert.equal(sent.length, 2);
+  box.push('store', { ok: false, since: 1700000100 });
+  conn.resync();
+  await new Promise((r) => setTimeout(r, 30));
+  assert.deepEqual(told.slice(1), [{ ok: true, since: null }, { ok: false, since: 1700000100 }, { ok: true, since: null }]);
+  assert.deepEqual(conn.store, { ok: true, since: null });
+  conn.stop();
+}
+
 // A refusal by the rules is an answer: the entry leaves the outbox at once, never sent again.
 {
   const sent = [];

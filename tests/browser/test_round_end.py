@@ -3,7 +3,7 @@
 At 0:00 with a dogfight still due (the shipped ruleset's `at_zero = "wait"`): the referee's
 dashboard says "Time!" and what is still open, a team's phone shows the "Time!" banner, the round
 stays in the air; "End round" asks first and says what becomes of the planes still out; once it is
-ended every screen says that the round is over. Screenshots: docs/screenshots/game-night/.
+ended every screen says that the round is over. Screenshots: test-artifacts/screenshots/game-night/.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from ..live_server import ROOT, Server, post_json
 from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, WAIT, playwright_api  # noqa: F401
 
-SHOTS = ROOT / "docs" / "screenshots" / "game-night"
+SHOTS = ROOT / "test-artifacts" / "screenshots" / "game-night"
 REFEREE_SCREEN = {"width": 1366, "height": 768}
 SMALL_PHONE = {"width": 360, "height": 740}
 TEAMS = [

@@ -1,7 +1,7 @@
 """The score sheet in Chromium: a short game played to its round limit, then its sheet on a laptop, a
 phone, paper (print media and an A4 PDF) and the projector, in English and in Czech.
 
-Screenshots: docs/screenshots/game-night/sheet-*.png.
+Screenshots: test-artifacts/screenshots/game-night/sheet-*.png.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ..live_server import ROOT, Server, post_json
 from ..web.test_score_sheet_web import scripted_round
 from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, WAIT, playwright_api  # noqa: F401
 
-SHOTS = ROOT / "docs" / "screenshots" / "game-night"
+SHOTS = ROOT / "test-artifacts" / "screenshots" / "game-night"
 REFEREE_SCREEN = {"width": 1366, "height": 768}
 PHONE = {"width": 390, "height": 844}
 MOST_PAGES = 3  # the whole sheet of a one-round game on A4

@@ -14,7 +14,7 @@ At 360×740, in English and in Czech:
 After every selection the toolbar's box meets no square's box, and every square shown is the
 element under its own middle (nothing covers it). A third test: at 390×844 the window is 7×7
 of 48 px, and a 7×7 sea at 360 keeps its plain grid. A Node test checks the pure zoom maths.
-Screenshots: docs/screenshots/game-night/sea-editor-*.png.
+Screenshots: test-artifacts/screenshots/game-night/sea-editor-*.png.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, WAIT, playwright_api  # noqa
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-SHOTS = ROOT / "docs" / "screenshots" / "game-night"
+SHOTS = ROOT / "test-artifacts" / "screenshots" / "game-night"
 SMALL_PHONE = {"width": 360, "height": 740}
 PHONE = {"width": 390, "height": 844}
 MIN_SQUARE = 44

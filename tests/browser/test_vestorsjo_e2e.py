@@ -12,7 +12,7 @@ The game is made with Zealand's frigate and corvette within Scania's range (the 
  6. Surrender (confirmed): the outcome;
  7. the projector (tablet size only) shows the board, the counters and the log.
 
-Screenshots go to docs/screenshots/vestorsjo/<device>-NN-name.png.
+Screenshots go to test-artifacts/screenshots/vestorsjo/<device>-NN-name.png.
 Skipped, with the reason, without /usr/bin/chromium or Playwright (REFEREE_REQUIRE_BROWSER=1: fail).
 """
 
@@ -27,7 +27,7 @@ import pytest
 from ..live_server import ROOT, Server
 from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, PHONE, WAIT, playwright_api  # noqa: F401
 
-SHOTS = ROOT / "docs" / "screenshots" / "vestorsjo"
+SHOTS = ROOT / "test-artifacts" / "screenshots" / "vestorsjo"
 TABLET = {"width": 1024, "height": 768}
 NEAR = {"zealand.frigate-1": "L21", "zealand.corvette-1": "K21"}
 

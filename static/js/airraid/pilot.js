@@ -480,6 +480,9 @@ function startPage() {
   conn.on('view', ({ view: v }) => { if (v && v.order) take(v); else checkGone(); });
   conn.on('events', ({ view: v }) => take(v));
   conn.on('refused', ({ result: r }) => { say('refused', t('pilot.refused', { message: r.message || r.error || '' })); });
+  // The server could not store it yet (its disk is full, it is busy): kept here, sent again.
+  conn.on('waiting', ({ result: r }) => { if (r && r.message) say('queued', r.message); });
+  conn.on('ack', () => { if (result.dataset.kind === 'queued' && !conn.outbox.size) say('ok', t('conn.all_saved')); });
   let lastState = null;
   conn.on('status', ({ state }) => {
     if (state === 'synced' && lastState && lastState !== 'synced') checkGone();

@@ -125,6 +125,24 @@ function start() {
   conn.on('view', ({ view: v }) => { if (v) render(v); });
   conn.on('events', ({ view: v }) => { if (v) render(v); else refetch(); });
   conn.on('refused', ({ result }) => say('refused', t('ref.refused', { message: (result && result.message) || '' })));
+  // The server's writes fail (disk full, database locked): a warning stays up until they succeed.
+  const storeAlert = document.getElementById('store-alert');
+  conn.on('store', ({ ok, since }) => {
+    if (!storeAlert) return;
+    const was = !storeAlert.hidden;
+    if (!ok) {
+      const time = new Date((since || Date.now() / 1000) * 1000).toLocaleTimeString(document.documentElement.lang || undefined, { hour: '2-digit', minute: '2-digit' });
+      storeAlert.textContent = t('ref.store_failing', { time });
+      storeAlert.hidden = false;
+    } else {
+      storeAlert.hidden = true;
+      storeAlert.textContent = '';
+      if (was) say('ok', t('ref.store_ok'));
+    }
+  });
+  // Any entry of this page the server could not save yet: it waits, and goes again.
+  conn.on('waiting', ({ result }) => say('queued', (result && result.message) || t('ref.queued')));
+  conn.on('ack', () => { if (resultEl && resultEl.dataset.kind === 'queued' && !conn.outbox.size) say('ok', t('conn.all_saved')); });
 
   async function request(method, url, body) {
     const headers = { Accept: 'application/json' };

@@ -107,6 +107,10 @@ function start() {
   conn.on('events', ({ view: v }) => { if (v) apply(v); });
   // Also an entry queued on an earlier visit of this page and refused now.
   conn.on('refused', ({ result }) => say(t('team.refused', { message: result.message || result.error }), 'refused'));
+  // The server could not store it yet (its disk is full, it is busy): kept here, sent again.
+  conn.on('waiting', ({ result }) => say(result.message || t('team.queued'), 'queued'));
+  // ...and once stored (also an entry sent again after a reload, which no act() waits for).
+  conn.on('ack', () => { if (resultEl && resultEl.dataset.kind === 'queued' && !conn.outbox.size) say(t('conn.all_saved'), 'ok'); });
 
   /** Send an action; show a refusal as "Refused: …"; resolve with the ack or null. */
   async function act(action) {

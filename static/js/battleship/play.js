@@ -58,6 +58,9 @@ function start() {
   conn.on('view', ({ view: v }) => receive(v));
   conn.on('events', ({ view: v }) => { if (v) receive(v); });
   conn.on('refused', ({ result }) => say(t('bs.refused', { message: result.message || result.error }), 'refused'));
+  // The server could not store it yet (its disk is full, it is busy): kept here, sent again.
+  conn.on('waiting', ({ result }) => { if (result && result.message) say(result.message, 'queued'); });
+  conn.on('ack', () => { if (resultEl && resultEl.dataset.kind === 'queued' && !conn.outbox.size) say(t('conn.all_saved'), 'ok'); });
 
   function receive(v) {
     if (!v || v.mode !== 'battleship') return;

@@ -31,6 +31,14 @@
 //                                               (lib/changes.js); another `from` asks a resync
 //   on    events    {from_seq, events, view?}   from_seq = seq of events[0];
 //                                               the batch is contiguous
+//   on    store     {ok, since}                 (referee sockets) the server's writes fail
+//                                               since `since` (epoch s), or succeed again;
+//                                               a resync answer carries it as `store` while
+//                                               they fail
+//
+// An action answered {ok: false, error: 'busy' | 'rate_limited', retry_after?} was not applied:
+// the entry stays queued and goes again, with the same client id, no sooner than retry_after
+// seconds (and the backoff's jitter).
 //
 // Needs the vendored client loaded first (it defines the global io):
 //   <script src="/static/vendor/socket.io/socket.io.min.js"></script>
@@ -85,6 +93,18 @@ export function bestOffset(samples, keep = 3) {
 export function backoffMs(tries, baseMs = 1000, maxMs = 30000, random = Math.random) {
   const exp = Math.min(maxMs, baseMs * 2 ** Math.max(0, tries - 1));
   return Math.round(exp / 2 + random() * exp / 2);
+}
+
+/** Retry delay after a "not now" answer that says when to come back (`retry_after`, seconds):
+ * never sooner than that, spread like the backoff (up to half as long again) so the phones a
+ * full disk held back do not all come back in the same instant, and capped by maxMs unless the
+ * server asks for longer. Without a usable retry_after it is the plain backoff. */
+export function retryDelayMs(tries, retryAfterS, baseMs = 1000, maxMs = 30000, random = Math.random) {
+  const backoff = backoffMs(tries, baseMs, maxMs, random);
+  const after = Number(retryAfterS) * 1000;
+  if (!Number.isFinite(after) || after <= 0) return backoff;
+  const jittered = Math.round(after + random() * after / 2);
+  return Math.min(Math.max(backoff, jittered), Math.max(maxMs, Math.ceil(after)));
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -167,12 +187,17 @@ export class Outbox {
  *   // result: {ok: true, events} or {ok: false, error, message}
  *
  * Events (conn.on(name, fn), fn receives the detail object):
- *   status   {state: 'offline'|'syncing'|'synced', text, queued, offsetMs, precisionMs}
- *            ('synced' only while the socket is up, the browser online and nothing is queued)
+ *   status   {state: 'offline'|'syncing'|'synced', text, queued, waiting, offsetMs, precisionMs}
+ *            ('synced' only while the socket is up, the browser online and nothing is queued;
+ *            waiting: the server said "not now" to the first queued entry)
  *   view     {seq, view}
  *   events   {from_seq, events, view}   (already de-duplicated by seq)
  *   ack      {entry, result}            an outbox entry was accepted
  *   refused  {entry, result}            the server said no ({ok:false, error, message})
+ *   waiting  {entry, result, retryInMs} the server said "not now" (busy, rate_limited): nothing
+ *                                       was applied, the entry stays queued and goes again
+ *   store    {ok, since}                (referee pages) the server cannot store entries since
+ *                                       `since` (epoch seconds), or can again (ok, since null)
  *   clock    {offsetMs, precisionMs, samples}
  */
 export class Connection extends EventTarget {
@@ -224,6 +249,8 @@ export class Connection extends EventTarget {
     this.socket = null;
     this.state = 'offline';
     this.status = null;       // the last 'status' detail
+    this.store = null;        // the server's writes as last told ({ok, since}); null: never told
+    this.waiting = null;      // the head entry's last "not now" answer ({client_id, result}), or null
 
     this._pending = new Map();   // client_id -> resolve of send()'s promise
     this._pumping = false;
@@ -291,6 +318,7 @@ export class Connection extends EventTarget {
     socket.on('view', (msg) => { if (!(msg && Number.isFinite(msg.seq) && msg.seq < this.lastSeq)) this._onView(msg); });
     socket.on('changes', (msg) => this._onChanges(msg));
     socket.on('events', (msg) => this._onEvents(msg));
+    socket.on('store', (msg) => this._onStore(msg));
 
     if (typeof document !== 'undefined') document.addEventListener('visibilitychange', this._onVisible);
     if (typeof window !== 'undefined') {
@@ -357,6 +385,12 @@ export class Connection extends EventTarget {
         // The server is behind what this page was shown (a push it lost to a power cut before
         // its disk had it): its view replaces the one held, older or not.
         if (reply && reply.reset === true) { this._held = null; this.lastSeq = -1; this._parked = []; }
+        // A referee's answer says so while the server's writes fail; no word means they succeed
+        // (a server restarted meanwhile never sends the `store` event that would have said so).
+        if (reply && reply.ok !== false) {
+          if (reply.store) this._onStore(reply.store);
+          else if (this.store && !this.store.ok) this._onStore({ ok: true, since: null });
+        }
         // The server may answer in the ack or by pushing view/events.
         if (reply && Array.isArray(reply.events)) this._onEvents(reply);
         else if (reply && 'view' in reply) this._onView(reply);
@@ -436,17 +470,30 @@ export class Connection extends EventTarget {
       while (this.socket && this.socket.connected && this.outbox.size) {
         const entry = this.outbox.first();
         let reply;
+        let notNow = null;
+        let lost = false;
         try {
           reply = await this._emitAck(entry.event, entry.payload, this.ackTimeoutMs);
-          if (reply && reply.ok === false && NOT_NOW.has(reply.error)) throw new Error(reply.error);
+          if (reply && reply.ok === false && NOT_NOW.has(reply.error)) notNow = reply;
         } catch {
+          lost = true;   // no answer in time, or the socket went: try again later
+        }
+        if (notNow || lost) {
           entry.tries = (entry.tries || 0) + 1;
           this.outbox.save();
-          const delay = backoffMs(entry.tries, this.retryBaseMs, this.retryMaxMs);
+          const delay = notNow
+            ? retryDelayMs(entry.tries, notNow.retry_after, this.retryBaseMs, this.retryMaxMs)
+            : backoffMs(entry.tries, this.retryBaseMs, this.retryMaxMs);
+          clearTimeout(this._retryTimer);
           this._retryTimer = setTimeout(() => this._pump(), delay);
+          if (notNow) {
+            this.waiting = { client_id: entry.client_id, result: notNow };
+            this._emit('waiting', { entry, result: notNow, retryInMs: delay });
+          }
           break;
         }
         this.outbox.remove(entry.client_id);
+        if (this.waiting && this.waiting.client_id === entry.client_id) this.waiting = null;
         this._settle(entry, reply ?? { ok: true, events: [] });
       }
     } finally {
@@ -474,6 +521,15 @@ export class Connection extends EventTarget {
       this._emit('ack', { entry, result: reply });
     }
     if (resolve) resolve(reply);
+  }
+
+  /** The server's writes fail, or succeed again: tell the page; once they succeed, send now. */
+  _onStore(msg) {
+    if (!msg || typeof msg !== 'object') return;
+    const ok = msg.ok !== false;
+    this.store = { ok, since: !ok && Number.isFinite(msg.since) ? msg.since : null };
+    this._emit('store', { ...this.store });
+    if (ok && this.outbox.size && !this._pumping) this._pump();
   }
 
   _onView(msg) {
@@ -570,6 +626,9 @@ export class Connection extends EventTarget {
   _updateStatus() {
     const connected = this.online;
     const queued = this.outbox.size;
+    // waiting: the server said "not now" to the entry at the head of the queue (nothing applied).
+    if (!queued) this.waiting = null;
+    const waiting = Boolean(queued && this.waiting);
     let state;
     let text;
     if (!connected) {
@@ -578,13 +637,13 @@ export class Connection extends EventTarget {
     } else if (this.precision === null || queued > 0 || this._resyncing) {
       // (A periodic re-measure keeps the old offset meanwhile: no flicker.)
       state = 'syncing';
-      text = t('conn.syncing');
+      text = waiting ? t('conn.waiting', { n: queued }) : t('conn.syncing');
     } else {
       state = 'synced';
       text = t('conn.synced', { ms: this.precision });
     }
-    const detail = { state, text, queued, offsetMs: this.offset, precisionMs: this.precision };
-    const key = `${state}|${text}`;
+    const detail = { state, text, queued, waiting, offsetMs: this.offset, precisionMs: this.precision };
+    const key = `${state}|${text}|${queued}|${waiting}`;
     if (key === this._lastStatusKey) return;
     this._lastStatusKey = key;
     this.state = state;
