@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from referee import offload
 from referee.rules import find_mode
 from referee.rules.errors import MalformedAction, Msg, RulesError
 from referee.rules.events import Role
@@ -128,13 +129,13 @@ class Play:
 
     def random_sea(self, draft: Draft) -> list[Ship]:
         """Place a draft's fleet at random, by the server's chance: a proposal, never stored."""
-        return draft.random(secrets.randbits(63))
+        return offload.run(draft.random, secrets.randbits(63))
 
     def follow(self, game_id: str, mode_name: str, state: Any) -> Any:
         """Play the moves that happen by themselves (the computer's), pushing each; return the newest state."""
         mode = find_mode(mode_name)
         for _move in range(MAX_AUTOMATIC):
-            step = mode.automatic(state)
+            step = mode.automatic(state)  # (whose move, not the move: the mode's SLOW_KINDS think off the loop)
             if step is None:
                 break
             by, action = step

@@ -46,6 +46,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, Operation
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from referee import offload
 from referee.group_flush import GroupFlush
 from referee.jsontext import compact_encoder
 from referee.models import EventRow, Game, Revocations, Snapshot
@@ -573,6 +574,8 @@ class Store:
         # never deleted, so it stays a base a new one may point back to: no query to find one).
         self._snapshot_seq: dict[str, int] = {}
         self._lock = threading.Lock()
+        # game id -> [its load gate, how many hold or wait for it] (`_gate`)
+        self._gates: dict[str, list[Any]] = {}
         self._compiled: _ActionSql | None = None
         self._writer: Any = None
         self._writer_lock = threading.Lock()
@@ -625,72 +628,85 @@ class Store:
         return list(conn.execute(stmt.order_by(events_t.c.seq)))
 
     def _state_in(self, conn: Connection, game: Any) -> tuple[Mode, Any]:
-        """Return the game's state at game.seq: cache, else snapshot, plus a fold of later events."""
+        """Return the game's state at game.seq: cache, else snapshot, plus a fold of later events.
+
+        The rows are read here; decoding and folding them, which grows with the game (a first
+        load after a restart), runs in a thread (`offload`) past a few dozen events. One load of
+        a game at a time (`_gate`): fifty screens reconnecting after a restart wait for the
+        first, then fold on its state.
+        """
         mode = self.mode(game.mode)
         with self._lock:
             cached = self._cache.get(game.id)
-        if cached is not None and cached.version <= game.seq:
-            state, version = cached.state, cached.version
-        else:
-            snap = conn.execute(
-                select(snapshots_t)
-                .where(snapshots_t.c.game_id == game.id, snapshots_t.c.seq <= game.seq)
-                .order_by(snapshots_t.c.seq.desc())
-                .limit(1)
-            ).one_or_none()
+        if cached is not None and cached.version == game.seq:
+            return mode, cached.state
+        with self._gate(game.id):
+            with self._lock:
+                cached = self._cache.get(game.id)
+            if cached is not None and cached.version <= game.seq:
+                state, version = cached.state, cached.version
+                if version < game.seq:
+                    rows = self._events_rows(conn, game.id, version, game.seq)
+                    state = _computed(len(rows), _folded, mode, self._event_from_dict, state, rows)
+                    self._remember(game.id, game.mode, state, game.seq)
+                return mode, state
+            return mode, self._loaded(conn, game, mode)
+
+    def _loaded(self, conn: Connection, game: Any, mode: Mode) -> Any:
+        """Return the game's state at game.seq from its newest snapshot and the events after it (or its whole log)."""
+        snap = conn.execute(
+            select(snapshots_t)
+            .where(snapshots_t.c.game_id == game.id, snapshots_t.c.seq <= game.seq)
+            .order_by(snapshots_t.c.seq.desc())
+            .limit(1)
+        ).one_or_none()
+        state = None
+        if snap is not None:
+            seq = int(snap.seq)
+            log_rows = self._events_rows(conn, game.id, 0, seq) if _LOG_IN_EVENTS in snap.state else None
+            bodies = self._older_snapshots(conn, game.id, seq)
+            after = self._events_rows(conn, game.id, seq, game.seq)
+            work = len(after) + len(log_rows or ()) + len(bodies)
+            state = _computed(work, _from_snapshot, mode, self._event_from_dict, snap.state, log_rows, bodies, after)
+            if state is not None:
+                self._saw_snapshot(game.id, seq)
+            else:
+                log.warning("a snapshot of game %s points back to one that is gone: replaying its log", game.id)
+        if state is None:
             if snap is None:
                 self._saw_snapshot(game.id, 0)  # none yet: the first one points back to none
-                return mode, self._replayed(conn, game, mode)
-            data = json.loads(snap.state)
-            if data.pop(_LOG_IN_EVENTS, False):
-                # The snapshot left its log to the events table: read it back, unfolded.
-                data["log"] = [_row_dict(r) for r in self._events_rows(conn, game.id, 0, snap.seq)]
-            since = data.pop(_GROWN_SINCE, 0)
-            if since and not self._grown_back(conn, game.id, mode, data, since):
-                return mode, self._replayed(conn, game, mode)
-            state, version = mode.state_from_dict(data), snap.seq
-            self._saw_snapshot(game.id, int(snap.seq))
-        if version < game.seq:
-            for row in self._events_rows(conn, game.id, version, game.seq):
-                state = mode.fold(state, self._row_to_event(mode, row))
-            self._remember(game.id, game.mode, state, game.seq)
-        return mode, state
-
-    def _replayed(self, conn: Connection, game: Any, mode: Mode) -> Any:
-        """Return the game's state folded from its whole log (no usable snapshot), and remember it."""
-        events = [self._row_to_event(mode, r) for r in self._events_rows(conn, game.id, 0, game.seq)]
-        state = mode.replay(events)
+            rows = self._events_rows(conn, game.id, 0, game.seq)
+            state = _computed(len(rows), _replayed, mode, self._event_from_dict, rows)
         self._remember(game.id, game.mode, state, game.seq)
         return state
 
-    def _grown_back(self, conn: Connection, game_id: str, mode: Mode, data: dict[str, Any], since: int) -> bool:
-        """Fill in a snapshot's growing part from the earlier snapshots it points back to; False if one is gone.
-
-        Each snapshot holds the entries of the events after the one it points to (`_GROWN_SINCE`);
-        the chain is read in one query, oldest entries first.
-        """
-        grows = getattr(mode, "SNAPSHOT_GROWS", None)
-        if grows is None:
-            return False
-        bodies = {
+    def _older_snapshots(self, conn: Connection, game_id: str, seq: int) -> dict[int, str]:
+        """Return the bodies of a game's snapshots before `seq`, by seq (its growing part spreads over them)."""
+        return {
             int(r.seq): r.state
             for r in conn.execute(
                 select(snapshots_t.c.seq, snapshots_t.c.state).where(
-                    snapshots_t.c.game_id == game_id, snapshots_t.c.seq <= since
+                    snapshots_t.c.game_id == game_id, snapshots_t.c.seq < seq
                 )
             )
         }
-        pieces = [data.get(grows, {})]
-        while since:
-            body = bodies.get(since)
-            if body is None:
-                log.warning("snapshot %d of game %s is gone: replaying its log", since, game_id)
-                return False
-            older = json.loads(body)
-            pieces.append(older.get(grows, {}))
-            since = older.get(_GROWN_SINCE, 0)
-        data[grows] = {k: v for piece in reversed(pieces) for k, v in piece.items()}
-        return True
+
+    @contextmanager
+    def _gate(self, game_id: str) -> Iterator[None]:
+        """Hold the game's load gate: one load of a game at a time in this process."""
+        with self._lock:
+            gate = self._gates.get(game_id)
+            if gate is None:
+                gate = self._gates[game_id] = [threading.Lock(), 0]
+            gate[1] += 1
+        try:
+            with gate[0]:
+                yield
+        finally:
+            with self._lock:
+                gate[1] -= 1
+                if not gate[1]:
+                    del self._gates[game_id]
 
     def write_snapshot(self, result: Result) -> None:
         """Write the snapshot `execute(defer_snapshot=True)` left due (`result.snapshot_due`)."""
@@ -883,8 +899,15 @@ class Store:
                 cached = self._state_in(conn, game)
             mode, state = cached
             # The server's dice: drawn here, written into the event by the rules, so a replay rolls alike.
-            chance = _seed_for(mode, action.get("type") if isinstance(action, dict) else None)
-            new_state, events = mode.apply(state, action, at=at, by=by, **extra, **chance)
+            kind = action.get("type") if isinstance(action, dict) else None
+            chance = _seed_for(mode, kind)
+
+            def applied() -> tuple[Any, list[Any]]:
+                return mode.apply(state, action, at=at, by=by, **extra, **chance)
+
+            # A slow kind (a void of a long game) runs in a thread: other writers wait for the
+            # write lock meanwhile, but the event loop, and everyone only reading, does not.
+            new_state, events = offload.run(applied) if kind in getattr(mode, "SLOW_KINDS", ()) else applied()
             current = int(game.seq)
             if not events:
                 return Result(game_id, [], state, current, mode=str(game.mode)), mode, game
@@ -914,6 +937,13 @@ class Store:
             return result, mode, game
 
         relaxed = defer_flush and self.group_flush is not None
+        with self._lock:
+            known = game_id in self._cache
+        if not known:
+            # Loaded before the write transaction, so its decoding never holds the write lock
+            # (the transaction folds only what was written since, if anything).
+            with suppress(GameNotFound, StoreBusy):
+                self.load(game_id)
 
         def run() -> Result:
             try:
@@ -1236,6 +1266,62 @@ def _snapshot(mode: Mode, state: Any, base: int = 0) -> str:
     if base:
         return _dumps({**log_free(state, after=base), _LOG_IN_EVENTS: True, _GROWN_SINCE: base})
     return _dumps({**log_free(state), _LOG_IN_EVENTS: True})
+
+
+# Rows under which loading a game is computed where it is: the thread hop costs more than they do.
+_IN_PLACE_ROWS = 32
+
+MakeEvent = Callable[[Mode, dict[str, Any]], Any]
+
+
+def _computed(work: int, fn: Callable[..., T], *args: Any) -> T:
+    """Return fn(*args): in a thread of `offload` when `work` (rows to decode and fold) is more than a few."""
+    return fn(*args) if work <= _IN_PLACE_ROWS else offload.run(fn, *args)
+
+
+def _folded(mode: Mode, make: MakeEvent, state: Any, rows: Sequence[Any]) -> Any:
+    """Return the state after folding the events of these rows (pure: run in a thread)."""
+    for row in rows:
+        state = mode.fold(state, make(mode, _row_dict(row)))
+    return state
+
+
+def _replayed(mode: Mode, make: MakeEvent, rows: Sequence[Any]) -> Any:
+    """Return the state of a whole log's rows (pure: run in a thread)."""
+    return mode.replay([make(mode, _row_dict(r)) for r in rows])
+
+
+def _from_snapshot(
+    mode: Mode,
+    make: MakeEvent,
+    body: str,
+    log_rows: Sequence[Any] | None,
+    older: Mapping[int, str],
+    after: Sequence[Any],
+) -> Any:
+    """Return the state of a snapshot's body and the events after it; None if it points back to one that is gone.
+
+    (Pure: run in a thread.) A snapshot that left its log to the events table gets it back from
+    `log_rows`, unfolded; one that holds only the newest entries of its growing part gets the
+    earlier ones from the snapshots it points back to (`older`), oldest entries first.
+    """
+    data = json.loads(body)
+    if data.pop(_LOG_IN_EVENTS, False):
+        data["log"] = [_row_dict(r) for r in log_rows or ()]
+    since = data.pop(_GROWN_SINCE, 0)
+    if since:
+        grows = getattr(mode, "SNAPSHOT_GROWS", None)
+        if grows is None:
+            return None
+        pieces = [data.get(grows, {})]
+        while since:
+            if since not in older:
+                return None
+            earlier = json.loads(older[since])
+            pieces.append(earlier.get(grows, {}))
+            since = earlier.get(_GROWN_SINCE, 0)
+        data[grows] = {k: v for piece in reversed(pieces) for k, v in piece.items()}
+    return _folded(mode, make, mode.state_from_dict(data), after)
 
 
 def _row_dict(row: Any) -> dict[str, Any]:

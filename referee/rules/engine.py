@@ -15,7 +15,9 @@ voided. The engine decides, once for every mode:
   event to the same things instead of choosing again;
 - a stored event that no longer applies (after a void) is kept in the log and skipped, with the
   reason, in `state.skipped`;
-- a void recomputes the whole game from its log as if the voided event had never happened.
+- a void recomputes the game from its log as if the voided event had never happened: from the
+  newest checkpoint before it that the void leaves as it was (a copy of the state kept every
+  `checkpoint_every` events), or from the start.
 """
 
 from __future__ import annotations
@@ -167,6 +169,10 @@ class Rules(Generic[S]):
     """Tell the state of a void event itself, during a recomputation."""
     on_unapplied: Callable[[S, Event], None] = _nothing
     """Keep what an event that no longer applies had given (an id is never given twice)."""
+    checkpoint_every: int = 0
+    """Keep a copy of the state every this many events (its `checkpoints`), for a void to recompute from; 0: none."""
+    checkpoints_kept: int = 64
+    """The most checkpoints a state keeps (the newest): a void further back recomputes from the start."""
 
 
 class Engine(Generic[S]):
@@ -226,6 +232,7 @@ class Engine(Generic[S]):
         if bound:
             event = Event(event.seq, kind, {**data, **bound}, event.at, by)
             work.log = state.log + (event,)
+        self._checkpoint(work)
         return work, [event]
 
     def _data(self, action: Mapping[str, Any], kind: str, seed: int | None) -> dict[str, Any]:
@@ -249,10 +256,12 @@ class Engine(Generic[S]):
                 Msg("event {seq} does not follow version {version}", seq=event.seq, version=state.version)
             )
         try:
-            return self._step(state, event)
+            work = self._step(state, event)
         except RulesError as exc:
             # A stored event was accepted once; it can only fail here if the code changed since.
-            return self._skip(self.rules.clone(state), event, exc.message)
+            work = self._skip(self.rules.clone(state), event, exc.message)
+        self._checkpoint(work)
+        return work
 
     def replay(self, events: Sequence[Event]) -> S:
         """Rebuild a game from its whole log."""
@@ -263,15 +272,25 @@ class Engine(Generic[S]):
             state = self.fold(state, event)
         return state
 
-    def recompute(self, log: tuple[Event, ...]) -> S:
-        """Re-fold a whole log, leaving out the events voided by voids in force.
+    def recompute(self, log: tuple[Event, ...], start: S | None = None) -> S:
+        """Re-fold a log, leaving out the events voided by voids in force.
 
-        Re-folding everything is the only way to be sure every consequence of a voided event is
-        gone; games are short enough that this costs milliseconds.
+        From `start` (a checkpoint `restart_point` found: the state after the log's first
+        `start.version` events, which the voids in force leave as it was), else from the start.
+        Re-folding every event since is the only way to be sure every consequence of a voided
+        event is gone.
         """
         voided = effective_voids(log)
-        fresh = self._created(log[0])
-        for event in log[1:]:
+        if start is None:
+            fresh = self._created(log[0])
+            rest = log[1:]
+        else:
+            fresh = self.rules.clone(start)
+            if self.rules.checkpoint_every:
+                start_voids = {seq: why for seq, why in voided.items() if seq <= start.version}
+                fresh.checkpoints = (*start.checkpoints, (start_voids, start))  # type: ignore[attr-defined]
+            rest = log[start.version :]
+        for event in rest:
             if event.seq in voided:
                 self.rules.on_unapplied(fresh, event)
                 self._keep(fresh, event)
@@ -287,7 +306,41 @@ class Engine(Generic[S]):
                 # After a void, a later event may no longer fit (a dogfight that can no longer
                 # happen). It stays in the log, shown to the referee as skipped, with the reason.
                 fresh = self._skip(fresh, event, exc.message)
+            self._checkpoint(fresh, voided)
         return fresh
+
+    def restart_point(self, state: S, log: tuple[Event, ...]) -> S | None:
+        """Return the newest of the state's checkpoints a recomputation of `log` may start from, or None.
+
+        `log` is the state's log and a void. A checkpoint serves when the events up to it are
+        voided, or not, as they were when it was made (a void of a void may restore an event
+        before it; a checkpoint a recomputation made knew of voids after it): its state is then
+        what re-folding `log` up to it gives.
+        """
+        if not self.rules.checkpoint_every:
+            return None
+        voided = effective_voids(log)
+        target = int(log[-1].data["seq"]) if log[-1].kind == "void" else log[-1].seq
+        for voids, point in reversed(getattr(state, "checkpoints", ())):
+            if point.version < target and {s: why for s, why in voided.items() if s <= point.version} == voids:
+                return point  # type: ignore[no-any-return]
+        return None
+
+    def _checkpoint(self, state: S, voided: Mapping[int, str] | None = None) -> None:
+        """Keep a copy of the state every `checkpoint_every` events, with the voids in force it was made under.
+
+        `voided`: those of the log being recomputed (else those of the state's own log, which
+        a state that keeps them as `voided` has at hand). A copy: the state itself may still be
+        changed in place (a recomputation's skips).
+        """
+        every = self.rules.checkpoint_every
+        if every and state.version % every == 0:
+            voids = voided if voided is not None else getattr(state, "voided", None)
+            if voids is None:
+                voids = effective_voids(state.log)
+            made_under = {seq: why for seq, why in voids.items() if seq <= state.version}
+            kept = getattr(state, "checkpoints", ())[-(self.rules.checkpoints_kept - 1) :]
+            state.checkpoints = (*kept, (made_under, self.rules.clone(state)))  # type: ignore[attr-defined]
 
     # --- One step -----------------------------------------------------------------------------
 

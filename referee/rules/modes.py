@@ -60,6 +60,8 @@ class GameMode(Protocol):
 
     # Optional: `snapshot_to_dict(state)`, the state without its `log`, which the store keeps as
     # events; the store then snapshots that and puts the log back from the events on loading.
+    # Optional: `SLOW_KINDS`, the kinds of action whose `apply` grows with the game (a void):
+    # the server runs them off its event loop.
 
     def legal_actions(self, state: Any, role: Role) -> list[JSON]:
         """List the actions a role may take now."""

@@ -22,10 +22,10 @@ from referee.rules.errors import MalformedAction
 from referee.rules.events import PUBLIC, REFEREE, encode
 from referee.rules.placement import Impossible
 from referee.rules.sea import Draft
-from referee.web import modes
+from referee.web import exports, modes
 from referee.web.auth import is_server_referee
 from referee.web.extensions import db
-from referee.web.i18n import say, say_all
+from referee.web.i18n import current_lang, say, say_all
 from referee.web.playing import load_any_state, play, role_of, run_action, view_of
 from referee.web.security import RULESET_BODY_LIMIT, body_limit
 
@@ -103,17 +103,22 @@ def api_log_json(game_id: str) -> Any:
     # The events stay exactly as stored (the file replays as it is); what a void did to them is
     # beside them, by seq: undone (voided) or no longer applying (skipped), each with its reason.
     outcome = mode_of(state).outcome(state)
-    body = json.dumps(
-        {
-            "game": game_id,
-            "events": [e.to_dict() for e in state.log],
-            "voided": dict(getattr(state, "voided", {})),
-            "skipped": say_all(dict(state.skipped)),
-            "outcome": encode(outcome) if outcome is not None else None,
-        },
-        ensure_ascii=False,
-        indent=1,
-    )
+    skipped = say_all(dict(state.skipped))  # (translated here: the file is written in a thread)
+
+    def build() -> str:
+        return json.dumps(
+            {
+                "game": game_id,
+                "events": [e.to_dict() for e in state.log],
+                "voided": dict(getattr(state, "voided", {})),
+                "skipped": skipped,
+                "outcome": encode(outcome) if outcome is not None else None,
+            },
+            ensure_ascii=False,
+            indent=1,
+        )
+
+    body = exports.once("log.json", game_id, state.version, build, current_lang())
     return Response(
         body,
         mimetype="application/json",
@@ -127,23 +132,27 @@ def api_log_csv(game_id: str) -> Any:
     state = load_any_state(game_id)
     require_log_access(game_id, state)
     voided: dict[int, str] = dict(getattr(state, "voided", {}))
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["seq", "time", "by", "kind", "data", "voided", "skipped"])
-    for e in state.log:
-        writer.writerow(
-            [
-                e.seq,
-                time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.at)),
-                e.by,
-                e.kind,
-                json.dumps(dict(e.data), ensure_ascii=False),
-                voided.get(e.seq, ""),
-                state.skipped.get(e.seq, ""),
-            ]
-        )
+
+    def build() -> str:
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(["seq", "time", "by", "kind", "data", "voided", "skipped"])
+        for e in state.log:
+            writer.writerow(
+                [
+                    e.seq,
+                    time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.at)),
+                    e.by,
+                    e.kind,
+                    json.dumps(dict(e.data), ensure_ascii=False),
+                    voided.get(e.seq, ""),
+                    state.skipped.get(e.seq, ""),
+                ]
+            )
+        return out.getvalue()
+
     return Response(
-        out.getvalue(),
+        exports.once("log.csv", game_id, state.version, build),
         mimetype="text/csv",
         headers={"Content-Disposition": f'attachment; filename="referee-{game_id}.csv"'},
     )

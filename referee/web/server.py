@@ -37,10 +37,12 @@ from typing import Any
 
 import gevent  # type: ignore[import-untyped]
 from gevent.pywsgi import LoggingLogAdapter, WSGIHandler, WSGIServer  # type: ignore[import-untyped]
+from gevent.threadpool import ThreadPool  # type: ignore[import-untyped]
 from geventwebsocket.handler import WebSocketHandler  # type: ignore[import-untyped]
 from geventwebsocket.websocket import WebSocket as _WebSocket  # type: ignore[import-untyped]
 from werkzeug.http import parse_list_header
 
+from referee import offload
 from referee.log_config import ACCESS, SERVER_ERRORS
 from referee.store import SQLITE_MAX_CONNECTIONS, run_sqlite_calls_in
 from referee.web import frames
@@ -297,7 +299,7 @@ _pool: Hop | None = None
 
 
 def prepare() -> None:
-    """Before the app is made: sqlite3's calls go to real threads, and file descriptors are raised.
+    """Before the app is made: sqlite3's calls and long computations go to real threads, file descriptors are raised.
 
     There is a thread per possible SQLite connection (store.SQLITE_MAX_CONNECTIONS): a
     connection holding the write lock then always finds a thread for its commit.
@@ -305,6 +307,7 @@ def prepare() -> None:
     global _pool
     run = _pool = Hop(SQLITE_MAX_CONNECTIONS)
     run_sqlite_calls_in(run)
+    offload.use(ThreadPool(offload.THREADS))
     raise_open_files_limit()
 
 

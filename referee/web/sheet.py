@@ -22,6 +22,7 @@ import csv
 import io
 import time
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from babel.numbers import get_decimal_symbol
@@ -32,6 +33,7 @@ from flask_babel import ngettext
 from referee.rules import airraid
 from referee.rules.events import REFEREE, Role
 from referee.rules.grid import Square
+from referee.web import exports
 from referee.web.airraid import load_state, role_in
 from referee.web.api import require_log_access
 from referee.web.i18n import current_lang, say, say_all
@@ -40,6 +42,11 @@ bp = Blueprint("sheet", __name__)
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 HEAT_LEVELS = 4  # 1, 2, 3 and "4 or more" bombs on one square
+
+
+def made_sheet(game_id: str, state: airraid.State) -> airraid.Sheet:
+    """Return the game's score sheet: made once per version, in a thread (a long game's walk takes a while)."""
+    return exports.once("sheet", game_id, state.version, partial(airraid.score_sheet, state))
 
 
 def sheet_state(game_id: str) -> tuple[airraid.State, Role]:
@@ -388,7 +395,7 @@ def sheet_page(game_id: str) -> Any:
     mode = request.args.get("view", "sheet")
     if mode not in ("sheet", "timeline"):
         abort(400, description=_("view is sheet or timeline."))
-    sheet = airraid.score_sheet(state)
+    sheet = made_sheet(game_id, state)
     seas = end_seas(state, role)
     rows = merged_rows(state, sheet, ship_names(seas))
     groups: list[dict[str, Any]] = []
@@ -468,7 +475,7 @@ def csv_response(game_id: str, name: str, header: list[str], rows: list[list[obj
 def pilots_csv(game_id: str) -> Any:
     """Download one row per pilot: team, pilot, sorties, dogfights, bombs, hits, sinkings, trophies."""
     state, _role = sheet_state(game_id)
-    sheet = airraid.score_sheet(state)
+    sheet = made_sheet(game_id, state)
     header = [_("Team"), _("Pilot"), *pilot_headers()]
     rows = [[team_name(state, p.team), p.pilot, *(getattr(p, c) for c in PILOT_COLUMNS)] for p in sheet.pilots]
     return csv_response(game_id, "pilots", header, rows)
@@ -478,7 +485,7 @@ def pilots_csv(game_id: str) -> Any:
 def events_csv(game_id: str) -> Any:
     """Download one row per moment of the game, in words: round, time, corridor, who, what, result."""
     state, role = sheet_state(game_id)
-    sheet = airraid.score_sheet(state)
+    sheet = made_sheet(game_id, state)
     ships = ship_names(end_seas(state, role))
     header = [_("Round"), _("Time"), _("In the round"), _("Corridor"), _("Who"), _("What"), _("Result")]
     rows: list[list[object]] = []

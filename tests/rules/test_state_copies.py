@@ -34,6 +34,7 @@ KNOWN = {
         "notes_rebuilt",
         "changes",
         "ruleset",
+        "checkpoints",
         "made",
     },
     Team: {

@@ -78,6 +78,7 @@ from .planes import (
 from .state import (
     _COLOUR,
     BOMBER,
+    CHECKPOINT_EVERY,
     FIGHTER,
     IN_AIR,
     MAX_NAME,
@@ -742,7 +743,8 @@ def _void(state: State, event: Event, role: Role) -> None:
     f.text("reason", limit=300)  # kept in the event itself
     assert target is not None
     refuse(void_problem(state, target))
-    fresh = ENGINE.recompute(state.log + (event,))
+    log = state.log + (event,)
+    fresh = ENGINE.recompute(log, ENGINE.restart_point(state, log))
     fresh.voided = effective_voids(fresh.log)
     fresh.notes_rebuilt = event.seq
     state.__dict__.update(fresh.__dict__)
@@ -854,6 +856,7 @@ ENGINE = Engine(
         on_voided=_voided,
         on_void=_void_noted,
         on_unapplied=_reserve,
+        checkpoint_every=CHECKPOINT_EVERY,
     )
 )
 
@@ -934,6 +937,10 @@ def snapshot_to_dict(state: State, after: int = 0) -> JSON:
 # The part of the state that grows with the log, by event seq: a snapshot may hold only its newest entries.
 SNAPSHOT_GROWS = "notes"
 
+SLOW_KINDS = frozenset({"void"})
+"""The kinds of action whose cost grows with the game (a void re-folds what followed its target):
+the server computes them where they hold no other client up."""
+
 
 def snapshot_base(state: State, last: int) -> int:
     """Return the seq of the snapshot a new one may take its earlier notes from: `last`, or 0 for none.
@@ -945,5 +952,7 @@ def snapshot_base(state: State, last: int) -> int:
 
 
 def state_from_dict(data: Mapping[str, Any]) -> State:
-    """Rebuild a state from `state_to_dict` output."""
-    return log_state_from_dict(State, data)
+    """Rebuild a state from `state_to_dict` output; it is its own first checkpoint (a void after it starts there)."""
+    state = log_state_from_dict(State, data)
+    state.checkpoints = ((dict(state.voided), _clone(state)),)
+    return state

@@ -25,6 +25,9 @@ ten players, even written twice over. Every change is an event the game keeps fo
 log, every void's recomputation), so a phone adding and removing an order as fast as it can
 must stop somewhere: 20,000 such events once made every void of the game take seconds. The
 referee's own changes are not counted."""
+CHECKPOINT_EVERY = 100
+"""Events between two checkpoints of a state (`State.checkpoints`): a void re-folds at most about
+this many events more than those after its target."""
 _COLOUR = re.compile(r"^#[0-9A-Fa-f]{6}$")
 
 
@@ -232,6 +235,13 @@ class State:
     changes: dict[str, int] = field(default_factory=dict)
     """The changes each team's base made, by stage and team (`stage_key`): at most CHANGES_PER_STAGE each."""
     ruleset: AirRaidRuleset = field(default=None, metadata={"encode": False})  # type: ignore[assignment]
+    checkpoints: tuple[tuple[dict[int, str], State], ...] = field(
+        default=(), compare=False, repr=False, metadata={"encode": False}
+    )
+    """Copies of this game's earlier states, every CHECKPOINT_EVERY events (and the one a load began
+    from), newest last, each with the voids in force it was made under: a void recomputes from the
+    newest it leaves as it was, not from the start (engine.Engine.restart_point). Kept in memory
+    only: a loaded game has none before its snapshot."""
     made: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False, metadata={"encode": False})
     """What the views made (log rows, parts of views), reused while what they show is unchanged (views.py).
 

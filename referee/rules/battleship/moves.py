@@ -302,6 +302,8 @@ def _end(state: State, winner: str, reason: str, detail: str, seq: int) -> None:
 
 HANDLERS = {"place_fleet": _place_fleet, "fire": _fire, "forfeit": _forfeit, "computer_move": _computer_move}
 CHANCE: frozenset[str] = frozenset({"create_game", "computer_move"})
+SLOW_KINDS: frozenset[str] = frozenset({"computer_move"})
+"""The kinds whose apply takes long (the computer thinks): the server runs them off its event loop."""
 """The kinds of action that take a seed from the server: the coin toss, the computer's choices."""
 BINDINGS: dict[str, frozenset[str]] = {"computer_move": frozenset({"ships", "squares"})}
 

@@ -22,6 +22,8 @@ from .state import ATTACK, DICE, FIRE, MOVE, Done, Outcome, Piece, Roll, State
 
 END_TURN, UNDO, SURRENDER, COMPUTER_MOVE = "end_turn", "undo", "surrender", "computer_move"
 CHANCE: frozenset[str] = frozenset({FIRE, ATTACK, COMPUTER_MOVE})
+SLOW_KINDS: frozenset[str] = frozenset({COMPUTER_MOVE})
+"""The kinds whose apply takes long (the computer thinks): the server runs them off its event loop."""
 """The kinds of action that take a seed from the server: a die is rolled (unless the dice are
 physical); the computer's move picks among equally good actions, and rolls its shot's die."""
 BINDINGS: dict[str, frozenset[str]] = {
