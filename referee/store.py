@@ -717,9 +717,10 @@ class Store:
         """Store a snapshot in a transaction of its own, after the action's has committed."""
         # Outside the action's write transaction, so encoding it never holds the write lock; a
         # snapshot is only a shortcut, so one lost to a race or a busy database costs nothing.
+        # Encoded in a thread: the one after a void holds every note of the game.
         try:
             base = self._snapshot_base(game_id, mode, state, version)
-            body = _snapshot(mode, state, base)
+            body = offload.run(_snapshot, mode, state, base)
             retry_busy(lambda: self._insert_snapshot(game_id, version, body))
         except (IntegrityError, OperationalError):
             log.warning("snapshot of game %s at %d not written", game_id, version, exc_info=True)
@@ -864,6 +865,7 @@ class Store:
         """
         extra: dict[str, Any] = {} if version is None else {"version": version}
         moved: list[float | None] = [None]
+        snapshot_now = [False]  # (set by act: a snapshot is due and not left to the caller)
 
         sql = self._sql()
 
@@ -930,10 +932,15 @@ class Store:
                     "new_updated_at": at,
                 },
             )
-            due = new_version // self.snapshot_every > current // self.snapshot_every
+            # A snapshot every snapshot_every events, and after every void: a load after it then
+            # starts from the recomputed state instead of recomputing the void again.
+            due = new_version // self.snapshot_every > current // self.snapshot_every or any(
+                ev.kind == "void" for ev in events
+            )
             result = Result(
                 game_id, list(events), new_state, new_version, mode=str(game.mode), snapshot_due=due and defer_snapshot
             )
+            snapshot_now[0] = due and not defer_snapshot
             return result, mode, game
 
         relaxed = defer_flush and self.group_flush is not None
@@ -962,7 +969,7 @@ class Store:
             # Committed: only now may other threads see the new state in the cache.
             self._remember(game_id, game.mode, result.state, result.version)
             self._deadline_stored(moved[0])
-            if not defer_snapshot and result.version // self.snapshot_every > int(game.seq) // self.snapshot_every:
+            if snapshot_now[0]:
                 self._write_snapshot(game_id, mode, result.state, result.version)
             return result
 
