@@ -14,7 +14,7 @@ import json
 import time
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, request
+from flask import Blueprint, abort, jsonify, request
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 
 from referee.rules import find_mode, mode_of
@@ -118,9 +118,12 @@ def api_log_json(game_id: str) -> Any:
             indent=1,
         )
 
-    body = exports.once("log.json", game_id, state.version, build, current_lang())
-    return Response(
-        body,
+    return exports.download(
+        "log.json",
+        game_id,
+        state.version,
+        build,
+        current_lang(),
         mimetype="application/json",
         headers={"Content-Disposition": f'attachment; filename="referee-{game_id}.json"'},
     )
@@ -151,8 +154,11 @@ def api_log_csv(game_id: str) -> Any:
             )
         return out.getvalue()
 
-    return Response(
-        exports.once("log.csv", game_id, state.version, build),
+    return exports.download(
+        "log.csv",
+        game_id,
+        state.version,
+        build,
         mimetype="text/csv",
         headers={"Content-Disposition": f'attachment; filename="referee-{game_id}.csv"'},
     )

@@ -67,6 +67,7 @@ class Limits:
     header_timeout: float = 10.0
     max_message: int = 65536  # SOCKETIO_MAX_HTTP_BUFFER_SIZE: the longest websocket message taken
     proxies: int = 0  # PROXY_FIX: how many proxies' X-Forwarded-For to trust
+    max_body: int = 262144  # MAX_CONTENT_LENGTH: the largest request body any route takes
 
     @classmethod
     def from_config(cls, config: Any) -> Limits:
@@ -77,6 +78,7 @@ class Limits:
             header_timeout=float(config.get("HEADER_TIMEOUT", cls.header_timeout)),
             max_message=int(config.get("SOCKETIO_MAX_HTTP_BUFFER_SIZE", cls.max_message)),
             proxies=int(config.get("PROXY_FIX") or 0),
+            max_body=int(config.get("MAX_CONTENT_LENGTH") or cls.max_body),
         )
         if limits.websockets_per_address < 1 or limits.connections_per_address < 1:
             raise ValueError("WEBSOCKETS_PER_ADDRESS and CONNECTIONS_PER_ADDRESS must be at least 1")
@@ -139,6 +141,20 @@ TOO_MANY_CONNECTIONS = _json_response(
     "Retry-After: 5\r\n",
 )
 HEADERS_TOO_SLOW = _json_response("408 Request Timeout", "request_timeout", "The request took too long to arrive.")
+BODY_FAR_TOO_LARGE = _json_response(
+    "413 Content Too Large", "too_large", "This request is far too large for any route of this server."
+)
+FAR_TOO_LARGE = 2
+"""A body announced this many times the largest any route takes is refused before the app, unread.
+
+(The app refuses a smaller one with its own words, and pywsgi then reads the body to keep the
+connection: a megabyte for every refusal, from twenty connections, held the loop.)"""
+
+
+class BodyFarTooLarge(ValueError):
+    """A request announced a body far larger than any route takes: refused without reading it."""
+
+
 TOO_MANY_SOCKETS_BODY = json.dumps(
     {"error": "too_many_sockets", "message": "Too many open pages from your address; close some and reload."}
 ).encode()
@@ -173,11 +189,24 @@ class Handler(WebSocketHandler):  # type: ignore[misc]
             self._headers_timer.close()
 
     def read_request(self, raw_requestline: str) -> Any:
-        """Parse the headers; the deadline covers only them, not the application."""
+        """Parse the headers; the deadline covers only them, not the application.
+
+        A body announced far larger than any route takes is refused here, before it is read.
+        """
         try:
-            return super().read_request(raw_requestline)
+            parsed = super().read_request(raw_requestline)
         finally:
             self._headers_timer.close()
+        if parsed and (self.content_length or 0) > FAR_TOO_LARGE * self.server.limits.max_body:
+            raise BodyFarTooLarge(self.content_length)
+        return parsed
+
+    def _handle_client_error(self, ex: BaseException) -> Any:
+        """pywsgi's hook for a request it could not read: a far too large body is a 413, unread, and the end."""
+        if isinstance(ex, BodyFarTooLarge):
+            self.close_connection = True
+            return ("413", BODY_FAR_TOO_LARGE)
+        return super()._handle_client_error(ex)
 
     def start_response(self, status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
         """Say `Connection: close` when the connection will close (pywsgi does not, on HTTP/1.1).

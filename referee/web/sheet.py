@@ -395,47 +395,63 @@ def sheet_page(game_id: str) -> Any:
     mode = request.args.get("view", "sheet")
     if mode not in ("sheet", "timeline"):
         abort(400, description=_("view is sheet or timeline."))
-    sheet = made_sheet(game_id, state)
-    seas = end_seas(state, role)
-    rows = merged_rows(state, sheet, ship_names(seas))
-    groups: list[dict[str, Any]] = []
-    for row in rows:
-        if not groups or groups[-1]["round"] != row.round:
-            groups.append({"round": row.round, "rows": []})
-        groups[-1]["rows"].append(row)
-    teams = {t: {"name": state.teams[t].name, "colour": state.teams[t].colour} for t in airraid.TEAMS}
-    result = sheet.result
-    context: dict[str, Any] = {
-        "game_id": game_id,
-        "role": role,
-        "teams": teams,
-        "result": result,
-        "headline": winner_words(state, result.winner) if result.over else _("Game not over yet"),
-        "how": how_decided(state, result),
-        "detail": say(result.detail) if result.reason in ("forfeit", "referee_ended") else "",
-        "timeline": groups,
-        "lengths": {
-            str(r.number): minutes(r.ended_at - r.started_at) for r in sheet.rounds if r.started_at and r.ended_at
-        },
-        "ruleset": state.ruleset.name,
-        "started": clock(state.log[0].at) if state.log else "",
-        "date": time.strftime("%Y-%m-%d", time.localtime(state.log[0].at)) if state.log else "",
-    }
-    if mode == "timeline":
-        return render_template("games/sheet.html", view_mode="timeline", **context)
-    pilots = [
-        {"team": p.team, "pilot": p.pilot, "values": [getattr(p, c) for c in PILOT_COLUMNS]} for p in sheet.pilots
-    ]
-    return render_template(
-        "games/sheet.html",
-        view_mode="sheet",
-        team_rows=team_rows(state, sheet),
-        pilot_headers=pilot_headers(),
-        pilots=pilots,
-        rounds=round_rows(sheet),
-        seas=[sea_picture(state, t, seas[t], sheet.bombs[t]) for t in airraid.TEAMS],
-        voided=sheet.voided,
-        **context,
+
+    def render() -> str:
+        sheet = made_sheet(game_id, state)
+        seas = end_seas(state, role)
+        rows = merged_rows(state, sheet, ship_names(seas))
+        groups: list[dict[str, Any]] = []
+        for row in rows:
+            if not groups or groups[-1]["round"] != row.round:
+                groups.append({"round": row.round, "rows": []})
+            groups[-1]["rows"].append(row)
+        teams = {t: {"name": state.teams[t].name, "colour": state.teams[t].colour} for t in airraid.TEAMS}
+        result = sheet.result
+        context: dict[str, Any] = {
+            "game_id": game_id,
+            "role": role,
+            "teams": teams,
+            "result": result,
+            "headline": winner_words(state, result.winner) if result.over else _("Game not over yet"),
+            "how": how_decided(state, result),
+            "detail": say(result.detail) if result.reason in ("forfeit", "referee_ended") else "",
+            "timeline": groups,
+            "lengths": {
+                str(r.number): minutes(r.ended_at - r.started_at) for r in sheet.rounds if r.started_at and r.ended_at
+            },
+            "ruleset": state.ruleset.name,
+            "started": clock(state.log[0].at) if state.log else "",
+            "date": time.strftime("%Y-%m-%d", time.localtime(state.log[0].at)) if state.log else "",
+        }
+        if mode == "timeline":
+            return render_template("games/sheet.html", view_mode="timeline", **context)
+        pilots = [
+            {"team": p.team, "pilot": p.pilot, "values": [getattr(p, c) for c in PILOT_COLUMNS]} for p in sheet.pilots
+        ]
+        return render_template(
+            "games/sheet.html",
+            view_mode="sheet",
+            team_rows=team_rows(state, sheet),
+            pilot_headers=pilot_headers(),
+            pilots=pilots,
+            rounds=round_rows(sheet),
+            seas=[sea_picture(state, t, seas[t], sheet.bombs[t]) for t in airraid.TEAMS],
+            voided=sheet.voided,
+            **context,
+        )
+
+    # Made once per game version, language, role and address (its links): 12 ms of templates
+    # for a long game, which four referees' laptops reloading would pay again and again.
+    return exports.download(
+        "sheet-page",
+        game_id,
+        state.version,
+        render,
+        current_lang(),
+        str(role),
+        request.full_path,
+        mimetype="text/html",
+        in_thread=False,
     )
 
 

@@ -93,3 +93,33 @@ def test_after_malformed_hosts_logging_works_and_every_malformed_packet_is_answe
     # The warning for the junk was logged as a line of its own: time, level, logger, message.
     warned = [line for line in server.output if "malformed Socket.IO packet" in line]
     assert warned and " WARNING referee.web.live: " in warned[0], server.output[-20:]
+
+
+def test_a_body_far_larger_than_any_route_takes_is_refused_unread_and_the_server_goes_on(server: Server) -> None:
+    # Announced a megabyte, sent a little of it: the answer comes at once (nothing waits for the
+    # rest), a 413 in JSON, and the connection closes; a body a little too large for its route
+    # is still refused by the app, on a connection that stays usable.
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(
+            b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 1048576\r\n\r\n" + b"{" * 1000
+        )
+        answer = b""
+        started = time.monotonic()
+        while chunk := sock.recv(65536):
+            answer += chunk
+        assert time.monotonic() - started < 5
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 413"), head
+    assert b"Connection: close" in head
+    assert b'"too_large"' in body
+    status, text, _took = _raw_get(server.port, "/api/health", "127.0.0.1")
+    assert status == 200, text
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(
+            b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 300000\r\n\r\n" + b" " * 300000
+        )
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    assert b"application/json" in answer
