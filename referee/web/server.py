@@ -9,6 +9,10 @@ Flask-SocketIO's gevent mode wants) an idle socket is a greenlet and ~50 kB, and
   gets 429 with a JSON body;
 - connections per client address that are not websockets (requests, keep-alive, long-polling)
   are capped (CONNECTIONS_PER_ADDRESS): the next one gets 503 with a JSON body, at once, unread;
+- requests that change something (POST, PUT, PATCH, DELETE) are rate limited per client (its
+  address and cookies: POSTS_PER_SECOND, bursts of POSTS_BURST) and per address (ADDRESS_SHARE
+  times that, for the phones behind one address): the next gets 429 with Retry-After, before the
+  app. Each is cheap, but a phone sending hundreds a second kept the event loop busy for everyone;
 - a request line and headers must arrive within HEADER_TIMEOUT seconds of the connection (or
   of the previous response on a keep-alive connection), else 408 and the connection is closed;
 - sqlite3's calls run in a thread pool (referee.sqlite_threads): a commit's fsync or a wait for
@@ -29,6 +33,7 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import math
 import socket
 import time
 from collections.abc import Callable
@@ -68,6 +73,8 @@ class Limits:
     max_message: int = 65536  # SOCKETIO_MAX_HTTP_BUFFER_SIZE: the longest websocket message taken
     proxies: int = 0  # PROXY_FIX: how many proxies' X-Forwarded-For to trust
     max_body: int = 262144  # MAX_CONTENT_LENGTH: the largest request body any route takes
+    posts_per_second: float = 20.0  # POSTS_PER_SECOND: requests that change something, per address
+    posts_burst: int = 100  # POSTS_BURST
 
     @classmethod
     def from_config(cls, config: Any) -> Limits:
@@ -79,7 +86,11 @@ class Limits:
             max_message=int(config.get("SOCKETIO_MAX_HTTP_BUFFER_SIZE", cls.max_message)),
             proxies=int(config.get("PROXY_FIX") or 0),
             max_body=int(config.get("MAX_CONTENT_LENGTH") or cls.max_body),
+            posts_per_second=float(config.get("POSTS_PER_SECOND", cls.posts_per_second)),
+            posts_burst=int(config.get("POSTS_BURST", cls.posts_burst)),
         )
+        if not (limits.posts_per_second > 0 and limits.posts_burst >= 1):
+            raise ValueError("POSTS_PER_SECOND must be above 0 and POSTS_BURST at least 1")
         if limits.websockets_per_address < 1 or limits.connections_per_address < 1:
             raise ValueError("WEBSOCKETS_PER_ADDRESS and CONNECTIONS_PER_ADDRESS must be at least 1")
         if limits.max_message < 1:
@@ -115,6 +126,36 @@ class Tally:
             self.counts[address] = held
         else:
             self.counts.pop(address, None)
+
+
+class Buckets:
+    """A token bucket per address: `rate` a second, holding at most `burst` (no lock: see Tally)."""
+
+    KEPT = 10000  # addresses remembered; a full bucket is forgotten first, then the oldest
+
+    def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.clock = clock
+        self.held: dict[str, tuple[float, float]] = {}  # address -> (tokens, when counted)
+
+    def take(self, address: str) -> float:
+        """Take a token for `address`: 0.0 if it had one, else the seconds until it has one."""
+        now = float(self.clock())
+        tokens, then = self.held.get(address, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.rate)
+        if tokens < 1.0:
+            self.held[address] = (tokens, now)
+            return (1.0 - tokens) / self.rate
+        if len(self.held) >= self.KEPT and address not in self.held:
+            self._forget(now)
+        self.held[address] = (tokens - 1.0, now)
+        return 0.0
+
+    def _forget(self, now: float) -> None:
+        full = [a for a, (t, w) in self.held.items() if t + (now - w) * self.rate >= self.burst]
+        for address in full or list(self.held)[: len(self.held) // 2]:
+            del self.held[address]
 
 
 def client_address(environ: dict[str, Any], peer: str, proxies: int) -> str:
@@ -155,6 +196,12 @@ class BodyFarTooLarge(ValueError):
     """A request announced a body far larger than any route takes: refused without reading it."""
 
 
+TOO_MANY_POSTS_BODY = json.dumps(
+    {"error": "rate_limited", "message": "Too many requests from your address; wait a moment and try again."}
+).encode()
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+ADDRESS_SHARE = 5
+"""An address may send this many clients' worth of POSTs (a few phones behind one router)."""
 TOO_MANY_SOCKETS_BODY = json.dumps(
     {"error": "too_many_sockets", "message": "Too many open pages from your address; close some and reload."}
 ).encode()
@@ -227,8 +274,18 @@ class Handler(WebSocketHandler):  # type: ignore[misc]
         WSGIHandler.log_request(self)
 
     def run_application(self) -> Any:
-        """Run the app; a websocket handshake first takes one of its address's websocket places."""
+        """Run the app; a websocket handshake first takes one of its address's websocket places.
+
+        A request that changes something first takes a token of its address's bucket.
+        """
         if self.environ.get("HTTP_UPGRADE", "").lower() != "websocket":
+            if self.environ.get("REQUEST_METHOD") in UNSAFE_METHODS:
+                server = self.server
+                address = client_address(self.environ, self.client_address[0], server.limits.proxies)
+                client = f"{address} {self.environ.get('HTTP_COOKIE', '')}"
+                wait = server.posts.take(client) or server.address_posts.take(address)
+                if wait:
+                    return self._refuse_post(wait)
             return super().run_application()
         server = self.server
         address = client_address(self.environ, self.client_address[0], server.limits.proxies)
@@ -251,6 +308,17 @@ class Handler(WebSocketHandler):  # type: ignore[misc]
         if ws is not None and type(ws) is _WebSocket:
             ws.__class__ = frames.WebSocket  # made by gevent-websocket's handler: only its reading changes
         return answer
+
+    def _refuse_post(self, wait: float) -> None:
+        self.start_response(
+            "429 Too Many Requests",
+            [
+                ("Content-Type", "application/json"),
+                ("Content-Length", str(len(TOO_MANY_POSTS_BODY))),
+                ("Retry-After", str(max(1, math.ceil(wait)))),
+            ],
+        )
+        self.write(TOO_MANY_POSTS_BODY)
 
     def _refuse_socket(self) -> None:
         self.start_response(
@@ -286,6 +354,8 @@ class Server(WSGIServer):  # type: ignore[misc]
         self.limits = limits
         self.logger = log  # gevent-websocket logs its handshake refusals here
         self.websockets = Tally(limits.websockets_per_address)
+        self.posts = Buckets(limits.posts_per_second, limits.posts_burst)
+        self.address_posts = Buckets(ADDRESS_SHARE * limits.posts_per_second, ADDRESS_SHARE * limits.posts_burst)
         # Behind a proxy every connection is the proxy's: nginx caps per client (limit_conn).
         self.connections = Tally(limits.connections_per_address) if limits.proxies == 0 else None
 

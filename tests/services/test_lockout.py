@@ -300,3 +300,34 @@ def _gunicorn() -> bool:
     except ImportError:
         return False
     return True
+
+
+def test_a_flood_of_posts_from_one_address_is_refused_before_the_app_and_others_go_on(tmp_path: Path) -> None:
+    # Cheap requests each, but hundreds a second kept the one event loop busy for everyone.
+    srv = Server(tmp_path / "instance", env={"REFEREE_POSTS_PER_SECOND": "5", "REFEREE_POSTS_BURST": "10"})
+    srv.start()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10, source_address=(ATTACKER, 0))
+        statuses = []
+        for _ in range(30):
+            conn.request("POST", "/api/games", body=b"{}", headers={"Content-Type": "application/json"})
+            answer = conn.getresponse()
+            body = answer.read()
+            statuses.append(answer.status)
+            if answer.status == 429:
+                assert int(answer.getheader("Retry-After") or 0) >= 1
+                assert json.loads(body)["error"] == "rate_limited"
+        assert statuses[:10] == [403] * 10, statuses  # (not the referee: the app refuses them)
+        assert statuses.count(429) >= 15, statuses
+        # Another phone behind the same address (its own cookies) is not held back; nor is another
+        # address; and reading is never limited.
+        phone = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10, source_address=(ATTACKER, 0))
+        phone.request("POST", "/api/games", body=b"{}", headers={"Content-Type": "application/json", "Cookie": "s=1"})
+        assert phone.getresponse().status == 403
+        other = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10, source_address=(OTHER, 0))
+        other.request("POST", "/api/games", body=b"{}", headers={"Content-Type": "application/json"})
+        assert other.getresponse().status == 403
+        conn.request("GET", "/api/health")
+        assert conn.getresponse().status == 200
+    finally:
+        srv.stop()

@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 
 from referee import cli
-from referee.web.server import Limits, Tally, client_address
+from referee.web.server import Buckets, Limits, Tally, client_address
 
 gunicorn_base = pytest.importorskip("gunicorn.app.base", reason="gunicorn is POSIX only")
 
@@ -60,3 +60,21 @@ def test_the_websocket_cap_counts_the_forwarded_address_only_behind_a_proxy() ->
     assert Limits.from_config({"PROXY_FIX": 1, "HEADER_TIMEOUT": 3}).proxies == 1
     with pytest.raises(ValueError):
         Limits.from_config({"WEBSOCKETS_PER_ADDRESS": 0})
+    with pytest.raises(ValueError):
+        Limits.from_config({"POSTS_PER_SECOND": 0})
+
+
+def test_a_bucket_lets_a_burst_through_then_a_rate() -> None:
+    now = [100.0]
+    buckets = Buckets(rate=2.0, burst=3, clock=lambda: now[0])
+    assert [buckets.take("a") for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert buckets.take("a") == pytest.approx(0.5)  # empty: half a second to the next token
+    assert buckets.take("b") == 0.0  # each address its own
+    now[0] += 0.5
+    assert buckets.take("a") == 0.0
+    assert buckets.take("a") > 0
+    now[0] += 60
+    assert [buckets.take("a") for _ in range(4)][:3] == [0.0, 0.0, 0.0]  # never more than the burst
+    buckets.KEPT = 2
+    buckets.take("c")
+    assert len(buckets.held) <= 2
