@@ -30,6 +30,7 @@ LOCAL_IMPORTS_ALLOWED = {
     "referee.web.queue": {"redis.backoff", "redis.retry"},  # redis is optional (the scale-out extra)
     "referee.web.realtime": {"referee.web.queue"},  # the Redis queue, only when REDIS_URL is set
     "referee.web.precompress": {"brotli"},  # Brotli only when present
+    "referee.web.exports": {"brotli"},  # Brotli only when a client takes it
 }
 
 
