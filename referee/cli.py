@@ -265,6 +265,9 @@ def serve(
             limits = gevent_server.Limits.from_config(app.config)
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
+    from referee.web import compile_templates
+
+    compile_templates(app)  # not on the event loop at a first page
     click.echo(f"  Instance folder: {app.instance_path}")
     print_link(_issue_link(app, host, port))
     if limits is not None:

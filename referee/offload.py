@@ -12,7 +12,8 @@ while a thread computes (a bare request then took 32 ms instead of 2). `use` low
 interval to SWITCH_INTERVAL for the process (the same request: 5 ms).
 
 What is run must be a pure computation on values nobody changes meanwhile (the rules core's
-states and events, rows already read): no database, no app context, no lock of the loop's.
+states and events, rows already read): no database, no lock of the loop's, and no app context
+but its own copy (a page rendered from templates: `flask.copy_current_request_context`).
 Outside `referee serve` (tests, the CLI, the threaded servers) `run` calls in place.
 """
 

@@ -104,6 +104,19 @@ def create_app(
     return app
 
 
+def compile_templates(app: Flask) -> int:
+    """Compile every page template now, before serving; return how many there are.
+
+    Jinja compiles a template the first time a page uses it: 5 to 80 ms each (0.6 s for all of
+    them), on the one event loop, so the first referee page or score sheet of an evening would
+    hold every screen while it compiled. Compiled ones stay in Jinja's cache (400 templates).
+    """
+    names = app.jinja_env.list_templates(extensions=["html"])
+    for name in names:
+        app.jinja_env.get_template(name)
+    return len(names)
+
+
 def make_private_folder(path: Path) -> None:
     """Create a folder only its owner may enter (0700), tightening one an older install left open.
 

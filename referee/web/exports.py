@@ -7,10 +7,11 @@ returns what `build()` makes, built in a thread (referee.offload) the first time
 that game version, so a second download of the same version costs nothing.
 
 `build` must be pure (see referee.offload): no request, no app context, no translation; what is
-translated is looked up before and handed to it (or it is built in place: `in_thread=False`, for
-a page rendered from templates). `download` answers such a file, compressed in the thread too
-(once per encoding): Flask-Compress would compress a megabyte of JSON on the loop at every
-download.
+translated is looked up before and handed to it. A page rendered from templates carries its own
+copy of the request's context instead (`flask.copy_current_request_context`): the request waits
+for it, so nothing changes that copy meanwhile. `download` answers such a file, compressed in the
+thread too (once per encoding): Flask-Compress would compress a megabyte of JSON on the loop at
+every download.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ MIN_SIZE = 500
 """Bytes under which a download goes out as it is: the encoding header costs more than it saves."""
 
 
-def once(what: str, game_id: str, version: int, build: Callable[[], T], *extra: Hashable, in_thread: bool = True) -> T:
+def once(what: str, game_id: str, version: int, build: Callable[[], T], *extra: Hashable) -> T:
     """Return `build()` for this game version (and `extra`, such as a language), made once, in a thread."""
     key = (what, game_id, version, *extra)
     with _lock:
@@ -48,7 +49,7 @@ def once(what: str, game_id: str, version: int, build: Callable[[], T], *extra: 
             _made.move_to_end(key)
             found: T = _made[key]
             return found
-    made = offload.run(build) if in_thread else build()
+    made = offload.run(build)
     with _lock:
         _made[key] = made
         while len(_made) > KEPT:
@@ -64,10 +65,9 @@ def download(
     *extra: Hashable,
     mimetype: str,
     headers: dict[str, str] | None = None,
-    in_thread: bool = True,
 ) -> Response:
     """Answer what `build()` makes for this game version, in the best encoding the client takes, each made once."""
-    raw = once(what, game_id, version, lambda: _bytes(build()), *extra, in_thread=in_thread)
+    raw = once(what, game_id, version, lambda: _bytes(build()), *extra)
     encoding = choose_encoding() if len(raw) >= MIN_SIZE else None
     body = (
         raw if encoding is None else once(what, game_id, version, partial(_compressed, raw, encoding), *extra, encoding)

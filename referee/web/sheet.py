@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any
 
 from babel.numbers import get_decimal_symbol
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, Response, abort, copy_current_request_context, render_template, request
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from flask_babel import ngettext
 
@@ -440,18 +440,17 @@ def sheet_page(game_id: str) -> Any:
             **context,
         )
 
-    # Made once per game version, language, role and address (its links): 12 ms of templates
-    # for a long game, which four referees' laptops reloading would pay again and again.
+    # Made once per game version, language, role and address (its links), in a thread: 12 ms of
+    # templates for a long game alone, several times that beside another download's thread.
     return exports.download(
         "sheet-page",
         game_id,
         state.version,
-        render,
+        copy_current_request_context(render),
         current_lang(),
         str(role),
         request.full_path,
         mimetype="text/html",
-        in_thread=False,
     )
 
 

@@ -93,9 +93,16 @@ def by_hand(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @contextmanager
-def collecting(busy: Callable[[], bool] = lambda: False, full_every: float = 1e9) -> Iterator[None]:
+def collecting(
+    busy: Callable[[], bool] = lambda: False,
+    settle_every: float = 1e9,
+    deserted: Callable[[], bool] = lambda: False,
+    full_every: float = 1e9,
+) -> Iterator[None]:
     """Run the quiet collector, looking every millisecond, while the block runs."""
-    collector = gevent.spawn(server.collect_when_quiet, busy, 0.001, full_every)
+    collector = gevent.spawn(
+        server.collect_when_quiet, busy, 0.001, settle_every, deserted=deserted, full_every=full_every
+    )
     try:
         yield
     finally:
@@ -150,12 +157,59 @@ def test_a_collection_waits_for_the_loop_to_be_idle() -> None:
         assert gone() is None
 
 
-@pytest.mark.usefixtures("calm")
-def test_the_full_collection_comes_when_quiet_too() -> None:
+def frozen_garbage() -> weakref.ref[object]:
+    """Return a weak reference to a cycle frozen while alive, garbage since."""
     gc.freeze()
     gone = a_cycle()
     gc.freeze()  # out of sight of every ordinary collection
-    with collecting(full_every=0.01):
+    return gone
+
+
+@pytest.mark.usefixtures("calm")
+def test_settling_frees_new_garbage_and_freezes_what_lives_only() -> None:
+    gc.disable()
+    try:
+        gc.freeze()
+        frozen = gc.get_freeze_count()
+        gone = a_cycle()
+        kept = [object() for _ in range(1000)], {"a": []}
+        server.settle()
+        assert gone() is None
+        assert gc.get_freeze_count() >= frozen + 2  # what lives is out of sight of the next one
+        assert gc.get_count()[0] < 100
+        del kept
+    finally:
+        gc.enable()
+
+
+@pytest.mark.usefixtures("calm")
+def test_what_died_frozen_is_freed_only_when_the_server_is_deserted() -> None:
+    gone = frozen_garbage()
+    nobody = [False]
+    with collecting(settle_every=0.01, deserted=lambda: nobody[0]):
+        gevent.sleep(0.1)
+        assert gone() is not None  # settled many times: a full collection would pause every screen
+        nobody[0] = True
+        gevent.sleep(0.1)
+        assert gone() is None
+
+
+@pytest.mark.usefixtures("calm")
+def test_a_server_never_deserted_still_gets_its_full_collection_at_full_every() -> None:
+    gone = frozen_garbage()
+    with collecting(settle_every=0.01, full_every=0.05):
+        gevent.sleep(0.2)
+        assert gone() is None
+
+
+@pytest.mark.usefixtures("calm")
+def test_the_full_collection_waits_for_a_quiet_moment() -> None:
+    gone = frozen_garbage()
+    running = [True]
+    with collecting(lambda: running[0], settle_every=0.01, deserted=lambda: True):
+        gevent.sleep(0.1)
+        assert gone() is not None
+        running[0] = False
         gevent.sleep(0.1)
         assert gone() is None
 
@@ -172,8 +226,19 @@ def test_a_cycle_frozen_while_alive_is_freed_by_the_next_full_collection() -> No
     del a, b
     gc.collect()
     assert gone() is not None  # frozen: out of the ordinary collections' sight
-    server.collect_calmly()  # every COLLECT_EVERY seconds
+    server.collect_calmly()
     assert gone() is None
+
+
+def test_a_server_is_deserted_once_no_websocket_is_open_and_no_request_came_for_a_while() -> None:
+    served = server.Server(("127.0.0.1", 0), lambda environ, start_response: [], server.Limits())
+    assert not served.deserted()  # just started
+    served.last_request -= server.DESERTED_AFTER
+    assert served.deserted()
+    assert served.websockets.take("192.168.1.20")
+    assert not served.deserted()  # a phone's socket is open
+    served.websockets.give("192.168.1.20")
+    assert served.deserted()
 
 
 def test_the_gevent_server_keeps_no_spawning_stacks() -> None:

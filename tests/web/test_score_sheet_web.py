@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -144,6 +145,38 @@ def test_the_sheet_page_has_its_tables_and_both_pictures(game: dict[str, Any]) -
     # The team's own phone links to the sheet now that the game is over.
     team = game["A"].get(f"/g/{game['id']}/team").get_data(as_text=True)
     assert f"/g/{game['id']}/sheet" in team and f"/api/games/{game['id']}/pilots.csv" in team
+
+
+def test_the_sheet_page_is_rendered_in_a_thread_in_the_callers_language(
+    game: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Under `referee serve` the page is made in a thread with its own copy of the request's
+    # context: its words, links and role must still be the caller's.
+    from concurrent.futures import ThreadPoolExecutor
+
+    from referee import offload
+    from referee.web import exports
+
+    scripted_round(game["post"])
+    end(game)
+    threads: list[str] = []
+
+    class Pool:
+        def apply(self, func: Callable[..., Any], args: tuple[Any, ...] = (), kwds: Any = None) -> Any:
+            def run() -> Any:
+                threads.append(threading.current_thread().name)
+                return func(*args, **(kwds or {}))
+
+            with ThreadPoolExecutor(1, thread_name_prefix="offload") as pool:
+                return pool.submit(run).result()
+
+    exports.forget()
+    monkeypatch.setattr(offload, "_pool", Pool())
+    czech = game["A"].get(f"/g/{game['id']}/sheet", headers={"Accept-Language": "cs"}).get_data(as_text=True)
+    english = game["A"].get(f"/g/{game['id']}/sheet", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert threads and all(name.startswith("offload") for name in threads)
+    assert '<html lang="cs">' in czech and "Eagles won" not in czech and f"/g/{game['id']}/sheet" in czech
+    assert '<html lang="en">' in english and "Eagles won" in english
 
 
 def test_the_projector_timeline_is_the_moments_in_big_type(game: dict[str, Any]) -> None:

@@ -511,6 +511,46 @@ def test_cli_link_prints_working_token(tmp_path: Path, monkeypatch: pytest.Monke
         engine_of(app).dispose()
 
 
+def test_every_page_template_is_compiled_before_the_first_page(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A template compiled at its first page holds the one event loop for up to 80 ms.
+    from referee.web import compile_templates
+
+    folder = Path(app.template_folder or "")
+    if not folder.is_absolute():
+        folder = Path(app.root_path) / folder
+    assert compile_templates(app) >= len(list(folder.rglob("*.html"))) > 15  # (and blueprints')
+
+    def no_compiling(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a template was compiled while a page was asked for")
+
+    with app.app_context():
+        token = issue_server_referee_token(engine_of(app))
+    monkeypatch.setattr(app.jinja_env, "compile", no_compiling)
+    client = app.test_client()
+    assert client.get(f"/?token={token}").status_code == 303
+    assert client.get("/").status_code == 200
+    assert client.get("/games/new").status_code == 200
+    assert client.get("/no-such-page").status_code == 404  # the error page too
+
+
+def test_serve_compiles_the_templates_before_it_serves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from referee import cli
+
+    served: list[int] = []
+
+    def run_werkzeug(app: Flask, host: str, port: int) -> None:
+        served.append(len(app.jinja_env.cache or {}))
+        engine_of(app).dispose()
+
+    monkeypatch.setattr(cli, "_run_werkzeug", run_werkzeug)
+    args = ["serve", "--server", "werkzeug", "--port", "5051", "--instance-path", str(tmp_path / "inst")]
+    result = CliRunner().invoke(cli.main, args)
+    assert result.exit_code == 0, result.output
+    assert served and served[0] > 15
+
+
 def test_referee_link_uses_given_host() -> None:
     """A specific host is used as is; IPv6 is bracketed."""
     from referee.cli import referee_link

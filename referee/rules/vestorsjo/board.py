@@ -488,6 +488,7 @@ def _reachable(board: Board, rs: VestorsjoRuleset | None, side: str, cls: str, s
 
 def _reach_problems(r: _Reader, board: Board, rs: VestorsjoRuleset | None) -> None:
     """Every strategic port must be reachable, by a ship of its own depth, from each side's destroyer's start."""
+    reach: dict[tuple[str, str], set[Hex]] = {}  # one flood per side and depth, not one per port
     for side in SIDES:
         text = board.start.get(side, {}).get("destroyer")
         if text is None:
@@ -499,7 +500,10 @@ def _reach_problems(r: _Reader, board: Board, rs: VestorsjoRuleset | None) -> No
         for port in board.ports:
             if not port.strategic:
                 continue
-            if port.hex not in _reachable(board, rs, side, port.depth, origin):
+            key = (side, port.depth)
+            if key not in reach:
+                reach[key] = _reachable(board, rs, side, port.depth, origin)
+            if port.hex not in reach[key]:
                 r.add(
                     f"ports[{port.index}].hex",
                     f"{port.name}: a {port.depth} of {side} cannot sail there from the destroyer's start {origin}",
