@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import json
 import os
@@ -9,6 +10,7 @@ import socket
 import subprocess
 import sys
 import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -88,24 +90,88 @@ def print_link(url: str) -> None:
 
 
 def _make_app(
-    instance_path: str | None, database_url: str | None, redis_url: str | None, *, async_mode: str = "threading"
+    instance_path: str | None,
+    database_url: str | None,
+    redis_url: str | None,
+    *,
+    async_mode: str = "threading",
+    must_exist: bool = True,
 ) -> Flask:
-    """Create the app (which migrates the database) with the CLI's overrides.
+    """Create the app (which migrates the database) with the CLI's overrides; a user's mistake is one line.
 
     The round clock is not started here: the server starts it in the process that serves.
     `async_mode` is Socket.IO's: "gevent" only in a process patched by referee/serve_gevent.py.
+    Only `serve` makes an instance folder (`must_exist=False`): the other commands would make a new,
+    empty one for a mistyped path and print a link no server knows.
     """
+    from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+
     from referee.web import create_app
 
-    return create_app(
-        instance_path=instance_path,
-        overrides={
-            "DATABASE_URL": database_url,
-            "REDIS_URL": redis_url,
-            "ROUND_CLOCK": False,
-            "SOCKETIO_ASYNC_MODE": async_mode,
-        },
-    )
+    folder = resolve_instance_path(instance_path)
+    if must_exist and not folder.is_dir():
+        raise click.ClickException(
+            f"there is no instance folder {folder}: `referee serve` makes it, or give the --instance-path "
+            "the server uses"
+        )
+    try:
+        return create_app(
+            instance_path=folder,
+            overrides={
+                "DATABASE_URL": database_url,
+                "REDIS_URL": redis_url,
+                "ROUND_CLOCK": False,
+                "SOCKETIO_ASYNC_MODE": async_mode,
+            },
+        )
+    except (ArgumentError, NoSuchModuleError) as exc:
+        raise click.ClickException(
+            f"the database URL is not one referee can open ({_first_line(exc)}); for example "
+            "postgresql+psycopg://referee:PASSWORD@127.0.0.1/referee, or leave it out for SQLite"
+        ) from None
+    except DBAPIError as exc:
+        raise click.ClickException(
+            f"cannot open the database {_safe_url(database_url, folder)}: {_first_line(exc.orig or exc)}"
+        ) from None
+    except ModuleNotFoundError as exc:
+        if exc.name in ("psycopg", "psycopg2", "redis"):
+            extra = "redis" if exc.name == "redis" else "postgres"
+            raise click.ClickException(
+                f"{exc.name} is not installed: pip install 'referee[{extra}]' (or {exc.name}) into this environment"
+            ) from None
+        raise
+    except OSError as exc:
+        where = exc.filename or folder
+        raise click.ClickException(f"cannot use the instance folder {where}: {exc.strerror or exc}") from None
+
+
+def resolve_instance_path(instance_path: str | None) -> Path:
+    """Return the instance folder every command uses: the one given, else Flask's default for this install.
+
+    Flask's default is `<prefix>/var/referee-instance` for an installed referee, `instance/` beside
+    a source tree's package. `serve` passes the folder it resolved to the process it re-executes,
+    so both always agree.
+    """
+    if instance_path:
+        return Path(instance_path).expanduser().resolve()
+    return Path(Flask("referee").instance_path).resolve()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _safe_url(database_url: str | None, folder: Path) -> str:
+    """The database URL as it may be printed: without its password."""
+    from sqlalchemy.engine import make_url
+
+    if not database_url:
+        return str(folder / "referee.sqlite3")
+    try:
+        return make_url(database_url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - only for a message: an unparsable URL was refused before
+        return "(the one given)"
 
 
 def _issue_link(app: Flask, host: str, port: int) -> str:
@@ -183,6 +249,8 @@ def map_check(file: str) -> None:
     sys.exit(check_command(file))
 
 
+PORT = click.IntRange(1, 65535)
+
 _instance_option = click.option(
     "--instance-path",
     envvar="REFEREE_INSTANCE_PATH",
@@ -192,14 +260,23 @@ _instance_option = click.option(
 _database_option = click.option(
     "--database-url", envvar="REFEREE_DATABASE_URL", help="SQLAlchemy URL; default SQLite in the instance folder."
 )
+def _redis_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value and value.split("://", 1)[0] not in ("redis", "rediss", "unix"):
+        raise click.BadParameter("a Redis URL, such as redis://127.0.0.1:6379/0")
+    return value
+
+
 _redis_option = click.option(
-    "--redis-url", envvar="REFEREE_REDIS_URL", help="Redis URL for the Socket.IO message queue (scale-out)."
+    "--redis-url",
+    envvar="REFEREE_REDIS_URL",
+    callback=_redis_url,
+    help="Redis URL for the Socket.IO message queue (scale-out).",
 )
 
 
 @main.command()
 @click.option("--host", envvar="REFEREE_HOST", default="0.0.0.0", show_default=True, help="Address to listen on.")
-@click.option("--port", envvar="REFEREE_PORT", default=5000, show_default=True, type=int, help="Port to listen on.")
+@click.option("--port", envvar="REFEREE_PORT", default=5000, show_default=True, type=PORT, help="Port to listen on.")
 @_database_option
 @_redis_option
 @_instance_option
@@ -240,42 +317,95 @@ def serve(
         from referee import log_config
 
         log_config.configure(_log_level, access_log=True)
+    if server == "gunicorn" and not _gunicorn_available():
+        raise click.UsageError("--server gunicorn needs gunicorn, which runs on POSIX only")
+    folder = str(resolve_instance_path(instance_path))
     if server == "gevent" and not _gevent_patched():
-        args = ["serve", "--server", "gevent", "--host", host, "--port", str(port)]
+        args = ["serve", "--server", "gevent", "--host", host, "--port", str(port), "--instance-path", folder]
         if access_log:
             args.append("--access-log")
-        for flag, value in (
-            ("--database-url", database_url),
-            ("--redis-url", redis_url),
-            ("--instance-path", instance_path),
-        ):
+        for flag, value in (("--database-url", database_url), ("--redis-url", redis_url)):
             if value:
                 args += [flag, value]
         _reexec_under_gevent(args)
-    if server == "gunicorn" and not _gunicorn_available():
-        raise click.UsageError("--server gunicorn needs gunicorn, which runs on POSIX only")
     limits = None
     if server == "gevent":
         from referee.web import server as gevent_server
 
         gevent_server.prepare()  # before the app makes its engine
-    app = _make_app(instance_path, database_url, redis_url, async_mode="gevent" if server == "gevent" else "threading")
+    app = _make_app(
+        folder,
+        database_url,
+        redis_url,
+        async_mode="gevent" if server == "gevent" else "threading",
+        must_exist=False,
+    )
     if server == "gevent":
         try:
             limits = gevent_server.Limits.from_config(app.config)
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
+    queue = app.config.get("REDIS_URL")
+    if queue:
+        _check_queue(str(queue))
+    # The port first: a server already running keeps its link (a new one would revoke it).
+    listener = listen(host, port)
     from referee.web import compile_templates
 
     compile_templates(app)  # not on the event loop at a first page
     click.echo(f"  Instance folder: {app.instance_path}")
     print_link(_issue_link(app, host, port))
     if limits is not None:
-        _run_gevent(app, host, port, limits, access_log=access_log)
+        _run_gevent(app, listener, limits, access_log=access_log)
     elif server == "gunicorn":
-        _run_gunicorn(app, host, port, threads, access_log=access_log)
+        _run_gunicorn(app, listener, threads, access_log=access_log)
     else:
+        listener.close()  # Werkzeug binds its own: the port was free a moment ago
         _run_werkzeug(app, host, port)
+
+
+def _check_queue(url: str) -> None:
+    """Refuse to start on a message queue that cannot be reached: every push to another process would be lost."""
+    try:
+        import redis
+    except ModuleNotFoundError:
+        raise click.ClickException(
+            "redis is not installed: pip install 'referee[redis]' (or redis) into this environment"
+        ) from None
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except (ValueError, redis.RedisError) as exc:
+        raise click.ClickException(f"cannot reach the message queue {_safe_url(url, Path())}: {_first_line(exc)}") from None
+
+
+LISTEN_BACKLOG = 256  # gevent's own default for a server it binds itself
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """Return a socket bound to host:port and listening; a port taken or refused is one clear line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        raise click.ClickException(
+            f"cannot listen on {host!r}: no such address here (--host 0.0.0.0 listens on every interface)"
+        ) from None
+    try:
+        return socket.create_server((host, port), family=family, backlog=LISTEN_BACKLOG)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            why = f"port {port} is taken: is referee serving there already? Stop it, or use another --port"
+        elif exc.errno == errno.EACCES:
+            why = f"port {port} needs administrator rights here: use one above 1023, such as --port 5000"
+        elif exc.errno == errno.EADDRNOTAVAIL:
+            why = f"{host} is not an address of this machine (--host 0.0.0.0 listens on every interface)"
+        else:
+            why = exc.strerror or str(exc)
+        raise click.ClickException(f"cannot listen on {host}:{port}: {why}") from None
 
 
 def _gevent_patched() -> bool:
@@ -285,9 +415,17 @@ def _gevent_patched() -> bool:
 
 
 def _reexec_under_gevent(args: list[str]) -> NoReturn:
-    """Run `referee <args>` again through referee/serve_gevent.py, which patches before any import."""
+    """Run `referee <args>` again through referee/serve_gevent.py, which patches before any import.
+
+    `-P`: `-m` would put the working folder first on the path, so that, run from the project
+    folder, the server imported the source tree (and kept its data in its `instance/`) while
+    every other command used the installed package. The child imports what this process runs.
+    """
     env = dict(os.environ, **{SERVE_ARGS_VARIABLE: json.dumps(args), "REFEREE_LOG_LEVEL": _log_level})
-    command = [sys.executable, "-m", "referee.serve_gevent"]
+    root = str(Path(__file__).resolve().parent.parent)  # the folder this `referee` package was imported from
+    if not any(_same_folder(entry, root) for entry in sys.path[1:]):
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    command = [sys.executable, "-P", "-m", "referee.serve_gevent"]
     sys.stdout.flush()
     sys.stderr.flush()
     if os.name == "posix":
@@ -295,9 +433,16 @@ def _reexec_under_gevent(args: list[str]) -> NoReturn:
     sys.exit(subprocess.call(command, env=env))
 
 
+def _same_folder(entry: str, folder: str) -> bool:
+    try:
+        return bool(entry) and os.path.samefile(entry, folder)
+    except OSError:
+        return False
+
+
 @main.command()
 @click.option("--host", envvar="REFEREE_HOST", default="0.0.0.0", show_default=True)
-@click.option("--port", envvar="REFEREE_PORT", default=5000, show_default=True, type=int)
+@click.option("--port", envvar="REFEREE_PORT", default=5000, show_default=True, type=PORT)
 @_database_option
 @_instance_option
 def link(host: str, port: int, database_url: str | None, instance_path: str | None) -> None:
@@ -308,7 +453,7 @@ def link(host: str, port: int, database_url: str | None, instance_path: str | No
 
 @main.command("games")
 @click.option("--host", envvar="REFEREE_HOST", default="0.0.0.0", show_default=True)
-@click.option("--port", envvar="REFEREE_PORT", default=5000, show_default=True, type=int)
+@click.option("--port", envvar="REFEREE_PORT", default=5000, show_default=True, type=PORT)
 @_database_option
 @_instance_option
 def games(host: str, port: int, database_url: str | None, instance_path: str | None) -> None:
@@ -407,13 +552,13 @@ def _gunicorn_available() -> bool:
     return True
 
 
-def _run_gevent(app: Flask, host: str, port: int, limits: Limits, *, access_log: bool = False) -> None:
+def _run_gevent(app: Flask, listener: socket.socket, limits: Limits, *, access_log: bool = False) -> None:
     """Serve with gevent's WSGI server and gevent-websocket (referee.web.server)."""
     from referee.web import server as gevent_server
     from referee.web.live import entries_running, start_round_clock
 
     start_round_clock(app)
-    gevent_server.serve(app, host, port, limits, busy=entries_running, access_log=access_log)
+    gevent_server.serve(app, listener, limits, busy=entries_running, access_log=access_log)
 
 
 def _run_werkzeug(app: Flask, host: str, port: int) -> None:
@@ -425,7 +570,7 @@ def _run_werkzeug(app: Flask, host: str, port: int) -> None:
     socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, debug=False, use_reloader=False)
 
 
-def _run_gunicorn(app: Flask, host: str, port: int, threads: int, *, access_log: bool = False) -> None:
+def _run_gunicorn(app: Flask, listener: socket.socket, threads: int, *, access_log: bool = False) -> None:
     """Serve with gunicorn's threaded worker, as Flask-SocketIO recommends with simple-websocket.
 
     One worker only: Socket.IO needs sticky sessions; scale out with more servers, a load
@@ -436,7 +581,7 @@ def _run_gunicorn(app: Flask, host: str, port: int, threads: int, *, access_log:
     from referee.web.extensions import engine_of, socketio
     from referee.web.live import start_round_clock
 
-    bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    bind = f"fd://{listener.fileno()}"  # the socket `serve` bound already
 
     def post_fork(_server: Any, _worker: Any) -> None:
         # Connections opened before the fork (migrations) must not be shared with the child.

@@ -55,3 +55,6 @@ def configure(level: str = DEFAULT_LEVEL, *, access_log: bool = False, stream: T
     quiet = logging.NOTSET if access_log else logging.WARNING
     for name in (ACCESS, "werkzeug"):
         logging.getLogger(name).setLevel(quiet)
+    # Alembic names each of its plugins at INFO before every migration check, on every command:
+    # its own upgrades ("Running upgrade 0001 -> 0002") stay.
+    logging.getLogger("alembic.runtime.plugins").setLevel(max(logging.WARNING, root.level))

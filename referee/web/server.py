@@ -339,9 +339,13 @@ class Server(WSGIServer):  # type: ignore[misc]
     handler_class = Handler
 
     def __init__(
-        self, listener: tuple[str, int], application: Any, limits: Limits, *, access_log: bool = False
+        self, listener: tuple[str, int] | socket.socket, application: Any, limits: Limits, *, access_log: bool = False
     ) -> None:
-        """Listen on `listener` and serve `application` within `limits`; one line a request if `access_log`."""
+        """Listen on `listener` (an address, or a socket bound already) and serve `application` within `limits`.
+
+        One line a request if `access_log`.
+        """
+        host = listener[0] if isinstance(listener, tuple) else str(listener.getsockname()[0])
         super().__init__(
             listener,
             application,
@@ -350,7 +354,7 @@ class Server(WSGIServer):  # type: ignore[misc]
             # A logger outside the app's tree ("referee"): see referee.log_config.
             error_log=LoggingLogAdapter(logging.getLogger(SERVER_ERRORS), logging.WARNING),
             # Set, so gevent does not look the host name up (getfqdn) on a Wi-Fi with no DNS.
-            environ={"SERVER_NAME": listener[0] or "localhost"},
+            environ={"SERVER_NAME": host or "localhost"},
         )
         self.limits = limits
         self.logger = log  # gevent-websocket logs its handshake refusals here
@@ -433,15 +437,15 @@ def raise_open_files_limit(wanted: int = 65536) -> int:
 
 def serve(
     application: Any,
-    host: str,
-    port: int,
+    listener: socket.socket,
     limits: Limits,
     busy: Callable[[], bool] = lambda: False,
     *,
     access_log: bool = False,
 ) -> None:
-    """Serve until killed; `busy` tells when the app is running an entry (no collection then)."""
-    server = Server((host, port), application, limits, access_log=access_log)
+    """Serve on a bound, listening socket until killed; `busy` tells when an entry is running (no collection then)."""
+    server = Server(listener, application, limits, access_log=access_log)
+    host, port = listener.getsockname()[:2]
     log.info(
         "serving on %s:%d with gevent (%d websockets and %d connections per address, headers within %g s)",
         host,

@@ -497,6 +497,7 @@ def test_cli_link_prints_working_token(tmp_path: Path, monkeypatch: pytest.Monke
 
     monkeypatch.setattr(cli, "lan_ipv4", lambda: "192.168.7.7")
     instance = tmp_path / "inst"
+    instance.mkdir()  # only `referee serve` makes an instance folder
     result = CliRunner().invoke(cli.main, ["link", "--port", "5050", "--instance-path", str(instance)])
     assert result.exit_code == 0, result.output
     line = next(word for word in result.output.split() if word.startswith("http://"))
