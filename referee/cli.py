@@ -260,6 +260,8 @@ _instance_option = click.option(
 _database_option = click.option(
     "--database-url", envvar="REFEREE_DATABASE_URL", help="SQLAlchemy URL; default SQLite in the instance folder."
 )
+
+
 def _redis_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     if value and value.split("://", 1)[0] not in ("redis", "rediss", "unix"):
         raise click.BadParameter("a Redis URL, such as redis://127.0.0.1:6379/0")
@@ -379,7 +381,8 @@ def _check_queue(url: str) -> None:
         finally:
             client.close()
     except (ValueError, redis.RedisError) as exc:
-        raise click.ClickException(f"cannot reach the message queue {_safe_url(url, Path())}: {_first_line(exc)}") from None
+        where = _safe_url(url, Path())
+        raise click.ClickException(f"cannot reach the message queue {where}: {_first_line(exc)}") from None
 
 
 LISTEN_BACKLOG = 256  # gevent's own default for a server it binds itself
