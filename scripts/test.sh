@@ -5,7 +5,7 @@
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh -k sea     # extra arguments go to pytest
 #
-# It makes .venv if missing, installs the project with its test extras, runs
+# It makes .venv if missing, installs the locked dependencies and the project, runs
 # the strict type check of the whole package, the linter and the formatter's
 # check, then pytest. Browser tests skip with a visible reason when
 # /usr/bin/chromium is missing; service tests skip when PostgreSQL/Redis are
@@ -21,8 +21,13 @@ if [[ ! -x "$VENV/bin/python" ]]; then
   "$PYTHON" -m venv "$VENV"
 fi
 
-echo "== installing .[test]"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check '.[test]'
+# The versions CI tests are the lock file's (README.md, "Dependencies"); then the project itself.
+# pip's progress shows on a terminal (about 150 MB the first time), not in a CI log.
+quiet=()
+[[ -t 1 ]] || quiet=(--quiet)
+echo "== installing requirements.lock, then the project"
+"$VENV/bin/python" -m pip install "${quiet[@]}" --disable-pip-version-check -r requirements.lock
+"$VENV/bin/python" -m pip install "${quiet[@]}" --disable-pip-version-check --no-deps .
 
 echo "== mypy --strict referee"
 "$VENV/bin/python" -m mypy --strict referee

@@ -10,6 +10,7 @@ REFEREE_REQUIRE_SERVICES=1).
 
 from __future__ import annotations
 
+import http.client
 import re
 import secrets
 import shutil
@@ -17,6 +18,7 @@ import socket
 import subprocess
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -566,11 +568,20 @@ def nginx_conf(prefix: Path, listen: int, upstreams: list[int]) -> Path:
 @pytest.fixture
 def nginx_front(cluster: Cluster, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """Debian's nginx with deploy/nginx.conf in front of processes A and B; yields (base URL, its prefix)."""
+    yield from run_nginx(tmp_path / "nginx", [s.port for s in cluster.servers[:2]])
+
+
+@pytest.fixture
+def nginx_before_all(cluster: Cluster, tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """The same in front of all three processes."""
+    yield from run_nginx(tmp_path / "nginx", [s.port for s in cluster.servers])
+
+
+def run_nginx(prefix: Path, upstreams: list[int]) -> Iterator[tuple[str, Path]]:
     if not Path(NGINX).exists():
         skip_or_fail(f"{NGINX} is not installed")
-    prefix = tmp_path / "nginx"
     port = free_port()
-    conf = nginx_conf(prefix, port, [s.port for s in cluster.servers[:2]])
+    conf = nginx_conf(prefix, port, upstreams)
     check = subprocess.run(
         [NGINX, "-t", "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "logs" / "error.log")],
         capture_output=True,
@@ -588,6 +599,30 @@ def nginx_front(cluster: Cluster, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_nginx_spreads_one_wi_fi_over_the_processes_and_keeps_each_phone_on_one(
+    cluster: Cluster, nginx_before_all: tuple[str, Path]
+) -> None:
+    # Phones on one club Wi-Fi share the first three octets: nginx's ip_hash would send them all
+    # to one process. 30 addresses of 127.0.0.0/24 (Linux answers from all of 127/8), 3 requests each.
+    nginx, prefix = nginx_before_all
+    port = int(nginx.rsplit(":", 1)[1])
+    addresses = [f"127.0.0.{n}" for n in range(10, 40)]
+    for address in addresses:
+        for _ in range(3):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(address, 0))
+            connection.request("GET", "/api/health")
+            assert connection.getresponse().status == 200
+            connection.close()
+    served: dict[str, set[str]] = {}
+    for line in (prefix / "logs" / "access.log").read_text(encoding="utf-8").splitlines():
+        if "/api/health" in line:
+            served.setdefault(line.split()[0], set()).add(line.rsplit("upstream=", 1)[1])
+    assert set(served) == set(addresses)
+    assert all(len(upstreams) == 1 for upstreams in served.values()), served  # sticky: a phone keeps its process
+    load = Counter(next(iter(upstreams)) for upstreams in served.values())
+    assert len(load) == 3 and max(load.values()) <= len(addresses) // 2, load
 
 
 def test_nginx_with_the_deploy_config_serves_pages_and_websockets(

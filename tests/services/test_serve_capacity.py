@@ -5,6 +5,8 @@ The lockout itself (300 sockets and 150 slow requests from one address) is tests
 
 from __future__ import annotations
 
+import socket
+
 from typing import Any
 
 import pytest
@@ -31,10 +33,13 @@ def test_gunicorn_accepts_a_connection_for_every_thread(
             worker=self.cfg.worker_class_str,
             forwarded=self.cfg.forwarded_allow_ips,
             schemes=self.cfg.secure_scheme_headers,
+            bind=self.cfg.bind,
         )
 
     monkeypatch.setattr(gunicorn_base.BaseApplication, "run", run)
-    cli._run_gunicorn(app, "127.0.0.1", 5000, threads)
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        cli._run_gunicorn(app, listener, threads)
+        assert seen["bind"] == [f"fd://{listener.fileno()}"]  # the socket `serve` bound before its link
     assert seen["worker"] == "gthread"
     assert seen["threads"] == threads
     assert seen["connections"] >= threads + 100  # room for the HTTP requests besides the sockets
