@@ -6,7 +6,6 @@ The lockout itself (300 sockets and 150 slow requests from one address) is tests
 from __future__ import annotations
 
 import socket
-
 from typing import Any
 
 import pytest
