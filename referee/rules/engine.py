@@ -56,14 +56,14 @@ Handler = Callable[[S, Event, Role], "Mapping[str, Any] | None"]
 class Fields:
     """Read an action's fields strictly: unknown fields and wrong types are refused."""
 
-    def __init__(self, data: Mapping[str, Any], allowed: Iterable[str]) -> None:
+    def __init__(self, data: Mapping[str, Any], allowed: Iterable[str], *, kind: str | None = None) -> None:
+        """Take `data` with only `allowed` fields; `kind` names it in a refusal (else its "type")."""
         if not isinstance(data, Mapping):
             raise MalformedAction(Msg("an action is a JSON object"))
         unknown = sorted(set(data) - set(allowed) - {"type"})
         if unknown:
-            raise MalformedAction(
-                Msg("unknown field {unknown!r} in {action!r}", unknown=unknown[0], action=data.get("type"))
-            )
+            action = kind if kind is not None else data.get("type")
+            raise MalformedAction(Msg("unknown field {unknown!r} in {action!r}", unknown=unknown[0], action=action))
         self.data = data
 
     def text(self, key: str, *, optional: bool = False, limit: int = 200) -> str:

@@ -653,7 +653,7 @@ def test_malformed_actions_are_refused_with_a_reason() -> None:
     game = started_game()
     with pytest.raises(MalformedAction, match="unknown action type 'fly'"):
         game.ref(type="fly")
-    with pytest.raises(MalformedAction, match="unknown field 'colour'"):
+    with pytest.raises(MalformedAction, match="unknown field 'colour' in 'set_defender'"):  # the action named
         game.do("team:A", type="set_defender", team="A", pilot="Amy", colour="red")
     with pytest.raises(MalformedAction, match="team must be A or B"):
         game.ref(type="set_defender", team="C", pilot="Amy")

@@ -719,3 +719,9 @@ def test_the_store_replays_and_snapshots_a_battleship_game(tmp_path: Path, monke
     assert fresh_version == version and bs.state_to_dict(fresh) == bs.state_to_dict(state)
     assert bs.outcome(fresh) is not None
     engine.dispose()
+
+
+def test_an_unknown_field_is_refused_naming_the_action() -> None:
+    game = Game("zeeslag")
+    with pytest.raises(MalformedAction, match="unknown field 'bogus' in 'place_fleet'"):
+        game.act({"type": "place_fleet", "player": "A", "ships": [], "bogus": 1})

@@ -571,3 +571,9 @@ def test_a_player_surrenders_only_for_its_own_side() -> None:
     assert isinstance(g.refused({"type": "surrender", "side": "zealand"}, by=SCANIA), NotYourTurn)
     g.act({"type": "surrender", "side": "zealand"}, by="referee")
     assert v.outcome(g.state).winner == "scania"  # type: ignore[union-attr]
+
+
+def test_an_unknown_field_is_refused_naming_the_action() -> None:
+    g = Game()
+    with pytest.raises(MalformedAction, match="unknown field 'bogus' in 'fire'"):
+        g.act({"type": "fire", "piece": "scania.destroyer", "target": "zealand.frigate-1", "bogus": 1}, pips=6)

@@ -1,7 +1,7 @@
 """The README's Quick start, as a referee types it, and then the other `referee` commands.
 
-A copy of the project is installed into its own `.venv` with `pip install .` (the Quick start's
-first command, on a free port of 127.0.0.1 so that it can run beside anything). The server runs
+A copy of the project is installed into its own `.venv` by the Quick start's first command, read
+from README.md (`serve` on a free port of 127.0.0.1, so that it can run beside anything). The server runs
 from the project folder, then from another folder; `referee link`, `referee games` and `referee
 tokens revoke` run from the other one. All of them must use the one instance folder of that
 install: the server's link works, the game started is listed, and a revoked browser is refused.
@@ -36,21 +36,32 @@ def clean_env() -> dict[str, str]:
     return env
 
 
+def quick_start() -> list[str]:
+    """The README's Quick start, its first command split at `&&`: make .venv, install, serve."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Quick start", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    steps = [step.strip() for step in block.splitlines()[0].split("&&")]
+    assert len(steps) == 3 and steps[2] == ".venv/bin/referee serve", steps
+    return steps
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the project with `.venv` made by the Quick start's first command (without `serve`)."""
+    """A copy of the project with `.venv` made by the Quick start's first command, all but `serve`."""
     folder = tmp_path_factory.mktemp("quick-start") / "referee"
     shutil.copytree(ROOT, folder, ignore=LEFT_OUT)
-    subprocess.run([sys.executable, "-m", "venv", ".venv"], cwd=folder, check=True, timeout=300)
-    install = subprocess.run(
-        [".venv/bin/pip", "install", "--quiet", "--disable-pip-version-check", "."],
+    make, install, _serve = quick_start()
+    make = make.replace("python3 ", f"{sys.executable} ", 1)  # the Python the tests run on
+    done = subprocess.run(
+        f"{make} && {install} --quiet --disable-pip-version-check",
+        shell=True,
         cwd=folder,
         env=clean_env(),
         capture_output=True,
         text=True,
         timeout=900,
     )
-    assert install.returncode == 0, install.stdout + install.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
     return folder
 
 

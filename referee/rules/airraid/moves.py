@@ -184,7 +184,7 @@ def handler(kind: str) -> Callable[[Handler], Handler]:
 
 
 def _setup_game(action: Mapping[str, Any]) -> State:
-    f = Fields(action, ("ruleset", "teams", "sea_size", "round_seconds"))
+    f = Fields(action, ("ruleset", "teams", "sea_size", "round_seconds"), kind="create_game")
     raw = action.get("ruleset")
     if not isinstance(raw, Mapping):
         raise MalformedAction(Msg("ruleset must be the ruleset's data (a parsed ruleset file)"))
@@ -201,7 +201,7 @@ def _setup_game(action: Mapping[str, Any]) -> State:
     for i, t in enumerate(teams_data):
         if not isinstance(t, Mapping):
             raise MalformedAction(Msg("teams[{i}] must be an object with name, colour and players", i=i))
-        tf = Fields(t, ("name", "colour", "players"))
+        tf = Fields(t, ("name", "colour", "players"), kind=f"teams[{i}]")
         tf.text("name", limit=MAX_NAME)
         tf.text("colour", optional=True, limit=20)
         names = _players(t.get("players"), f"teams[{i}].players", ruleset.max_players)
@@ -238,7 +238,7 @@ def _setup_game(action: Mapping[str, Any]) -> State:
 
 @handler("set_players")
 def _set_players(state: State, event: Event, role: Role) -> None:
-    f = Fields(event.data, ("team", "players"))
+    f = Fields(event.data, ("team", "players"), kind=event.kind)
     team = _team_field(f)
     refuse(set_players_problem(state, role, team))
     rs = state.ruleset
@@ -265,7 +265,7 @@ def _set_players(state: State, event: Event, role: Role) -> None:
 
 @handler("lock_sea")
 def _lock_sea(state: State, event: Event, role: Role) -> None:
-    f = Fields(event.data, ("team", "ships"))
+    f = Fields(event.data, ("team", "ships"), kind=event.kind)
     team_id = _team_field(f)
     refuse(lock_sea_problem(state, role, team_id))
     team = state.teams[team_id]
@@ -291,7 +291,7 @@ def _lock_sea(state: State, event: Event, role: Role) -> None:
 
 @handler("unlock_sea")
 def _unlock_sea(state: State, event: Event, role: Role) -> None:
-    f = Fields(event.data, ("team",))
+    f = Fields(event.data, ("team",), kind=event.kind)
     team_id = _team_field(f)
     refuse(unlock_sea_problem(state, role, team_id))
     team = state.teams[team_id]
@@ -304,7 +304,7 @@ def _unlock_sea(state: State, event: Event, role: Role) -> None:
 
 @handler("start_game")
 def _start_game(state: State, event: Event, role: Role) -> None:
-    Fields(event.data, ())
+    Fields(event.data, (), kind=event.kind)
     refuse(start_game_problem(state, role))
     state.phase = "playing"
     state.rounds.append(Round(1, Timer(state.round_seconds)))
@@ -328,7 +328,7 @@ def _pilot_name(state: State, team: str, f: Fields, key: str = "pilot") -> str:
 
 @handler("set_defender")
 def _set_defender(state: State, event: Event, role: Role) -> None:
-    f = Fields(event.data, ("team", "pilot"))
+    f = Fields(event.data, ("team", "pilot"), kind=event.kind)
     team = _team_field(f)
     refuse(set_defender_problem(state, role, team))
     name = _pilot_name(state, team, f)
@@ -342,7 +342,7 @@ def _set_defender(state: State, event: Event, role: Role) -> None:
 def _parse_order(
     state: State, event: Event, role: Role, allowed: tuple[str, ...]
 ) -> tuple[str, str, str, str, str, int | None, Square | None, Fields]:
-    f = Fields(event.data, allowed)
+    f = Fields(event.data, allowed, kind=event.kind)
     team = _team_field(f)
     refuse(add_order_problem(state, role, team))
     pilot = _pilot_name(state, team, f)
@@ -402,7 +402,7 @@ def _add_order(state: State, event: Event, role: Role) -> Mapping[str, Any]:
 
 @handler("remove_order")
 def _remove_order(state: State, event: Event, role: Role) -> None:
-    f = Fields(event.data, ("order",))
+    f = Fields(event.data, ("order",), kind=event.kind)
     order_id = f.text("order", limit=20)
     refuse(remove_order_problem(state, role, order_id))
     rnd = state.round
@@ -415,7 +415,7 @@ def _remove_order(state: State, event: Event, role: Role) -> None:
 
 @handler("start_round")
 def _start_round(state: State, event: Event, role: Role) -> None:
-    Fields(event.data, ())
+    Fields(event.data, (), kind=event.kind)
     refuse(start_round_problem(state, role))
     rnd = state.round
     assert rnd is not None
@@ -439,7 +439,7 @@ def _airborne(state: State) -> Round:
 
 def _dogfight_from(state: State, event: Event, role: Role) -> tuple[Round, Order, Order, DuelResult]:
     """Check a reported dogfight against the meeting order and judge it."""
-    f = Fields(event.data, ("a", "b", "throws", "choice"))
+    f = Fields(event.data, ("a", "b", "throws", "choice"), kind=event.kind)
     throws = parse_throws(event.data.get("throws"), ("A", "B"))
     choice = f.choice("choice", ("pass", "continue"), optional=True)
     rnd = _airborne(state)
@@ -504,7 +504,7 @@ def _report_dogfight(state: State, event: Event, role: Role) -> None:
 
 @handler("confirm_dogfight")
 def _confirm_dogfight(state: State, event: Event, role: Role) -> None:
-    f = Fields(event.data, ("a", "b"))
+    f = Fields(event.data, ("a", "b"), kind=event.kind)
     rnd = _airborne(state)
     a_id, b_id = f.text("a", limit=20), f.text("b", limit=20)
     refuse(confirm_problem(state, role, a_id, b_id))
@@ -561,7 +561,7 @@ def _waiting_bomber(state: State, rnd: Round, f: Fields, role: Role) -> tuple[Or
 
 @handler("announce_bombing")
 def _announce_bombing(state: State, event: Event, role: Role) -> Mapping[str, Any] | None:
-    f = Fields(event.data, ("order", "target", "team"))
+    f = Fields(event.data, ("order", "target", "team"), kind=event.kind)
     rnd = _airborne(state)
     order, matched = _waiting_bomber(state, rnd, f, role)
     refuse(announce_problem(state, order))
@@ -597,7 +597,7 @@ def _announce_bombing(state: State, event: Event, role: Role) -> Mapping[str, An
 
 @handler("report_bombing")
 def _report_bombing(state: State, event: Event, role: Role) -> None:
-    f = Fields(event.data, ("order", "throws", "choice"))
+    f = Fields(event.data, ("order", "throws", "choice"), kind=event.kind)
     rnd = _airborne(state)
     order, _ = _waiting_bomber(state, rnd, f, role)
     refuse(report_bombing_problem(state, order))
@@ -637,7 +637,7 @@ def _report_bombing(state: State, event: Event, role: Role) -> None:
 
 @handler("pause_timer")
 def _pause(state: State, event: Event, role: Role) -> None:
-    Fields(event.data, ())
+    Fields(event.data, (), kind=event.kind)
     refuse(pause_problem(state, role))
     rnd = _airborne(state)
     rnd.timer.remaining = rnd.timer.left(event.at)
@@ -647,7 +647,7 @@ def _pause(state: State, event: Event, role: Role) -> None:
 
 @handler("resume_timer")
 def _resume(state: State, event: Event, role: Role) -> None:
-    Fields(event.data, ())
+    Fields(event.data, (), kind=event.kind)
     refuse(resume_problem(state, role))
     rnd = _airborne(state)
     rnd.timer.deadline = event.at + (rnd.timer.remaining or 0.0)
@@ -657,7 +657,7 @@ def _resume(state: State, event: Event, role: Role) -> None:
 
 @handler("adjust_timer")
 def _adjust(state: State, event: Event, role: Role) -> None:
-    f = Fields(event.data, ("seconds",))
+    f = Fields(event.data, ("seconds",), kind=event.kind)
     refuse(adjust_problem(state, role))
     rnd = _airborne(state)
     delta = f.number("seconds", low=-3600, high=3600)
@@ -680,7 +680,7 @@ def _adjust(state: State, event: Event, role: Role) -> None:
 
 @handler("end_round")
 def _end_round(state: State, event: Event, role: Role) -> None:
-    Fields(event.data, ())
+    Fields(event.data, (), kind=event.kind)
     refuse(end_round_problem(state, role, event.at))
     rnd = _airborne(state)
     rnd.phase = "closed"
@@ -705,7 +705,7 @@ def _end_round(state: State, event: Event, role: Role) -> None:
 
 @handler("surrender")
 def _surrender(state: State, event: Event, role: Role) -> None:
-    f = Fields(event.data, ("team",))
+    f = Fields(event.data, ("team",), kind=event.kind)
     team = _team_field(f)
     refuse(surrender_problem(state, role, team))
     _end(state, other(team), "surrender", Msg("{team} surrendered", team=state.teams[team].name), event.seq, event.at)
@@ -713,7 +713,7 @@ def _surrender(state: State, event: Event, role: Role) -> None:
 
 @handler("forfeit")
 def _forfeit(state: State, event: Event, role: Role) -> None:
-    f = Fields(event.data, ("team", "reason"))
+    f = Fields(event.data, ("team", "reason"), kind=event.kind)
     team = _team_field(f)
     reason = f.text("reason", limit=300)
     refuse(forfeit_problem(state, role))
@@ -729,7 +729,7 @@ def _forfeit(state: State, event: Event, role: Role) -> None:
 
 @handler("end_game")
 def _end_game(state: State, event: Event, role: Role) -> None:
-    f = Fields(event.data, ("reason",))
+    f = Fields(event.data, ("reason",), kind=event.kind)
     reason = f.text("reason", optional=True, limit=300) or Msg("the referee ended the game")
     refuse(end_game_problem(state, role))
     _decide_by_tie_breaks(state, "referee_ended", event.seq, reason, event.at)
@@ -737,7 +737,7 @@ def _end_game(state: State, event: Event, role: Role) -> None:
 
 @handler("void")
 def _void(state: State, event: Event, role: Role) -> None:
-    f = Fields(event.data, ("seq", "reason"))
+    f = Fields(event.data, ("seq", "reason"), kind=event.kind)
     _require(role, "referee")
     target = f.integer("seq", low=1, high=10**9)
     f.text("reason", limit=300)  # kept in the event itself

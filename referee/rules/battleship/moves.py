@@ -39,8 +39,8 @@ from .volley import answer
 # --- Reading actions -------------------------------------------------------------------------
 
 
-def _fields(data: Mapping[str, Any], allowed: Sequence[str]) -> Mapping[str, Any]:
-    return Fields(data, allowed).data
+def _fields(data: Mapping[str, Any], allowed: Sequence[str], *, kind: str) -> Mapping[str, Any]:
+    return Fields(data, allowed, kind=kind).data
 
 
 def _player_field(data: Mapping[str, Any]) -> str:
@@ -118,7 +118,9 @@ def _name(value: Any, key: str) -> str:
 def _setup_game(event: Event) -> State:
     if Role.from_str(event.by).kind not in ("referee", "player"):
         raise NotYourTurn(Msg("only the referee or a player creates a game"))
-    data = _fields(event.data, ("ruleset", "players", "first", "computer", "hotseat", "per_shot", SEED))
+    data = _fields(
+        event.data, ("ruleset", "players", "first", "computer", "hotseat", "per_shot", SEED), kind=event.kind
+    )
     raw = data.get("ruleset")
     if not isinstance(raw, Mapping):
         raise MalformedAction(Msg("ruleset must be the ruleset's data (a parsed ruleset file)"))
@@ -184,7 +186,7 @@ def _parse_fleet(state: State, player: str, data: Mapping[str, Any]) -> list[Shi
 
 
 def _place_fleet(state: State, event: Event, role: Role) -> None:
-    data = _fields(event.data, ("player", "ships", "sea"))
+    data = _fields(event.data, ("player", "ships", "sea"), kind=event.kind)
     player = _player_field(data)
     refuse(place_fleet_problem(state, role, player))
     side = state.players[player]
@@ -196,7 +198,7 @@ def _place_fleet(state: State, event: Event, role: Role) -> None:
 
 
 def _fire(state: State, event: Event, role: Role) -> None:
-    data = _fields(event.data, ("player", "squares"))
+    data = _fields(event.data, ("player", "squares"), kind=event.kind)
     player = _player_field(data)
     refuse(fire_problem(state, role, player))
     grid = state.grid()
@@ -233,7 +235,7 @@ def _fire(state: State, event: Event, role: Role) -> None:
 
 
 def _forfeit(state: State, event: Event, role: Role) -> None:
-    data = _fields(event.data, ("player", "reason"))
+    data = _fields(event.data, ("player", "reason"), kind=event.kind)
     player = _player_field(data)
     refuse(forfeit_problem(state, role, player))
     reason = data.get("reason", "")
@@ -267,7 +269,7 @@ def _computer_move(state: State, event: Event, role: Role) -> Mapping[str, Any]:
     What it chose is bound into the event, so a replay places and fires alike without thinking
     again (a strong shot costs tens of milliseconds).
     """
-    data = _fields(event.data, ("player", "ships", "squares", SEED))
+    data = _fields(event.data, ("player", "ships", "squares", SEED), kind=event.kind)
     player = _player_field(data)
     refuse(computer_move_problem(state, role, player))
     side = state.players[player]

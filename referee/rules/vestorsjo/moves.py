@@ -409,7 +409,7 @@ def _mapping(value: Any, what: str) -> Mapping[str, Any]:
 def _setup(event: Event) -> State:
     if Role.from_str(event.by).kind not in ("referee", "player"):
         raise NotYourTurn(Msg("only the referee or a player creates a game"))
-    f = Fields(event.data, ("ruleset", "map", "dice", "start", "computer", SEED))
+    f = Fields(event.data, ("ruleset", "map", "dice", "start", "computer", SEED), kind=event.kind)
     raw_rs = _mapping(f.data.get("ruleset"), "ruleset")
     try:
         rs = vestorsjo_from_dict(raw_rs)
@@ -485,7 +485,7 @@ def _record(state: State, event: Event, piece: Piece, kind: str, origin: str = "
 
 
 def _move(state: State, event: Event, role: Role) -> None:
-    f = Fields(event.data, ("piece", "to"))
+    f = Fields(event.data, ("piece", "to"), kind=event.kind)
     pid = _piece_field(f, "piece")
     piece = state.pieces.get(pid)
     raw_to = f.text("to", limit=40)
@@ -547,7 +547,7 @@ def _strike(
 
 
 def _fire(state: State, event: Event, role: Role) -> Mapping[str, Any]:
-    f = Fields(event.data, ("piece", "target", "pips", "physical", SEED))
+    f = Fields(event.data, ("piece", "target", "pips", "physical", SEED), kind=event.kind)
     pid, tid = _piece_field(f, "piece"), _piece_field(f, "target")
     refuse(fire_problem(state, role, pid, tid))
     shooter, target = state.pieces[pid], state.pieces[tid]
@@ -557,7 +557,7 @@ def _fire(state: State, event: Event, role: Role) -> Mapping[str, Any]:
 
 
 def _attack(state: State, event: Event, role: Role) -> Mapping[str, Any]:
-    f = Fields(event.data, ("piece", "target", "pips", "physical", SEED))
+    f = Fields(event.data, ("piece", "target", "pips", "physical", SEED), kind=event.kind)
     pid, tid = _piece_field(f, "piece"), _piece_field(f, "target")
     refuse(attack_problem(state, role, pid, tid))
     shooter, target = state.pieces[pid], state.pieces[tid]
@@ -567,7 +567,7 @@ def _attack(state: State, event: Event, role: Role) -> Mapping[str, Any]:
 
 
 def _end_turn(state: State, event: Event, role: Role) -> None:
-    Fields(event.data, ())
+    Fields(event.data, (), kind=event.kind)
     refuse(end_turn_problem(state, role))
     side = state.turn
     for piece in state.pieces.values():
@@ -668,7 +668,7 @@ def _wiped_out(state: State, event: Event, side: str) -> None:
 
 
 def _undo(state: State, event: Event, role: Role) -> Mapping[str, Any]:
-    f = Fields(event.data, ("seq",))
+    f = Fields(event.data, ("seq",), kind=event.kind)
     refuse(undo_problem(state, role))
     last = state.acts[-1]
     bound = f.data.get("seq")
@@ -685,7 +685,7 @@ def _undo(state: State, event: Event, role: Role) -> Mapping[str, Any]:
 
 
 def _surrender(state: State, event: Event, role: Role) -> None:
-    f = Fields(event.data, ("side",))
+    f = Fields(event.data, ("side",), kind=event.kind)
     side = f.choice("side", SIDES, optional=True)
     if side is None:
         side = role.subject if role.kind == "player" and role.subject in SIDES else state.turn
@@ -715,7 +715,7 @@ def _computer_move(state: State, event: Event, role: Role) -> Mapping[str, Any]:
     among equally good actions. What it chose, and the die, are bound into the event, so a replay
     applies the same action without thinking again.
     """
-    f = Fields(event.data, ("side", "action", "pips", SEED))
+    f = Fields(event.data, ("side", "action", "pips", SEED), kind=event.kind)
     side = f.choice("side", SIDES, optional=True) or state.turn
     refuse(computer_move_problem(state, role, side))
     rng = chance(event)
