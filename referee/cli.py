@@ -335,6 +335,7 @@ def serve(
         from referee.web import server as gevent_server
 
         gevent_server.prepare()  # before the app makes its engine
+    new = not Path(folder).exists()
     app = _make_app(
         folder,
         database_url,
@@ -355,7 +356,8 @@ def serve(
     from referee.web import compile_templates
 
     compile_templates(app)  # not on the event loop at a first page
-    click.echo(f"  Instance folder: {app.instance_path}")
+    # A mistyped --instance-path is a new, empty instance: say so, where the referee looks.
+    click.echo(f"  Instance folder: {app.instance_path}" + ("  (new: no games yet)" if new else ""))
     print_link(_issue_link(app, host, port))
     if limits is not None:
         _run_gevent(app, listener, limits, access_log=access_log)

@@ -103,7 +103,11 @@ class Serving:
         raise AssertionError("".join(self.output))
 
     def instance(self) -> str:
-        return next(line.split(":", 1)[1].strip() for line in self.output if "Instance folder:" in line)
+        line = next(line for line in self.output if "Instance folder:" in line)
+        return line.split(":", 1)[1].replace("(new: no games yet)", "").strip()
+
+    def made_a_new_instance(self) -> bool:
+        return any("Instance folder:" in line and "(new: no games yet)" in line for line in self.output)
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -139,6 +143,7 @@ def test_every_command_uses_the_servers_instance_from_any_folder(project: Path, 
     try:
         instance = server.instance()
         assert instance == str(project / ".venv/var/referee-instance"), server.output
+        assert server.made_a_new_instance()  # the first start says so
         assert not (project / "instance").exists()  # not the source tree's instance folder
 
         printed = referee(project, elsewhere, "link", "--host", "127.0.0.1", "--port", str(server.port))
@@ -164,7 +169,7 @@ def test_every_command_uses_the_servers_instance_from_any_folder(project: Path, 
     # The same install started from another folder: the same instance, the same game.
     server = Serving(project, cwd=elsewhere)
     try:
-        assert server.instance() == instance
+        assert server.instance() == instance and not server.made_a_new_instance()
         listed = referee(project, project, "games", "--host", "127.0.0.1", "--port", str(server.port))
         assert created["game"] in listed, listed
         laptop = Browser(server.base)
