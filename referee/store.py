@@ -203,20 +203,6 @@ def run_sqlite_calls_in(runner: Runner | None) -> None:
 ABANDONED = "abandoned"
 
 
-class EventLike(Protocol):
-    """What the store needs of an event of the rules core."""
-
-    seq: int
-    kind: str
-    data: dict[str, Any]
-    at: float
-    by: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the event as a JSON-able dict."""
-        ...
-
-
 class Mode(Protocol):
     """The pure functions a game mode of the rules core provides.
 

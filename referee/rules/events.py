@@ -6,8 +6,8 @@ import dataclasses
 import math
 import types
 import typing
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Self, TypeVar, Union
 
 from .errors import MalformedAction, Msg, Name, is_message_data, message_from_data, message_to_data
@@ -230,25 +230,10 @@ def _any(data: Any) -> Any:
     return data
 
 
-def no_encode() -> Any:
-    """Mark a dataclass field as derived, left out of snapshots."""
-    return field(default=None, metadata={"encode": False})
-
-
 # Every mode's state is the fold of its log and keeps that log in `state.log`: replaying it and
 # snapshotting it are the same for every mode.
 
 S = TypeVar("S")
-
-
-def replay_log(events: Sequence[Event], created: Callable[[Event], S], fold: Callable[[S, Event], S]) -> S:
-    """Rebuild a game from its whole log: its create_game event, then every later one folded in."""
-    if not events:
-        raise MalformedAction(Msg("an empty log holds no game"))
-    state = created(events[0])
-    for event in events[1:]:
-        state = fold(state, event)
-    return state
 
 
 def log_state_to_dict(

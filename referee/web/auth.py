@@ -28,8 +28,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import wraps
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 from urllib.parse import urlencode
 
 from flask import Flask, abort, current_app, g, redirect, request, session
@@ -46,7 +45,6 @@ tokens_t = cast(Table, Token.__table__)
 devices_t = cast(Table, Device.__table__)
 games_t = cast(Table, Game.__table__)
 
-F = TypeVar("F", bound=Callable[..., Any])
 
 TOKEN_BYTES = 24
 TOUCH_EVERY = 60.0  # seconds between last_seen_at updates of one token
@@ -712,17 +710,6 @@ def require_team(game_id: str) -> str:
     if team is None:
         abort(403, description=_("This phone has not joined a team of this game."))
     return team
-
-
-def referee_required(view: F) -> F:
-    """Decorate a view so that only a referee (of the view's `game_id`, if any) reaches it."""
-
-    @wraps(view)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        require_referee(kwargs.get("game_id"))
-        return view(*args, **kwargs)
-
-    return cast(F, wrapped)
 
 
 def set_token_cookie(response: Response, name: str, raw: str) -> None:

@@ -33,7 +33,7 @@ from sqlalchemy import Table, bindparam, or_, select
 from werkzeug.exceptions import HTTPException
 
 from referee.models import Device, Token
-from referee.rules.errors import RulesError
+from referee.rules.errors import MalformedAction, RulesError
 from referee.rules.events import PUBLIC, Role
 from referee.store import GameNotFound, StoreBusy, StoreError, WriteHealth, reading
 from referee.web import changes, modes, playing, senders
@@ -422,20 +422,14 @@ def _refusal(exc: Exception) -> dict[str, Any]:
 
 def _game_and_slip(data: Any) -> tuple[str, str | None]:
     if not isinstance(data, dict):
-        raise RulesErrorMalformed("send an object with the game's id")
+        raise MalformedAction("send an object with the game's id")
     game = data.get("game")
     slip = data.get("slip")
     if not isinstance(game, str) or not 1 <= len(game) <= 32:
-        raise RulesErrorMalformed("game must be the game's id")
+        raise MalformedAction("game must be the game's id")
     if slip is not None and (not isinstance(slip, str) or len(slip) > 200):
-        raise RulesErrorMalformed("slip must be the slip's code")
+        raise MalformedAction("slip must be the slip's code")
     return game, slip
-
-
-class RulesErrorMalformed(RulesError):
-    """A socket payload that is not of the expected form."""
-
-    code = "malformed"
 
 
 @socketio.on("resync")  # type: ignore[untyped-decorator]
