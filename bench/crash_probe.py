@@ -48,7 +48,7 @@ import sys, time
 sys.path.insert(0, sys.argv[5])
 from sqlalchemy import event
 from referee.store import Store, make_engine, migrate
-from tests.test_store import CounterMode
+from tests.store.test_store import CounterMode
 url, sync, gid, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 engine = make_engine(url)
 

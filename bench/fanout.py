@@ -261,20 +261,31 @@ def cookie_of(sess: Any, lang: str | None) -> str:
     return "; ".join(f"{k}={v}" for k, v in cookies.items())
 
 
+def post(sess: Any, url: str, **kwargs: Any) -> Any:
+    """POST as a phone does: a 429 (the server's rate limit per client) waits its Retry-After and tries again."""
+    for _ in range(30):
+        answer = sess.post(url, **kwargs)
+        if answer.status_code != 429:
+            return answer
+        time.sleep(float(answer.headers.get("Retry-After") or 1))
+    raise RuntimeError(f"{url}: still refused 429 after 30 tries")
+
+
 def set_up_game(base: str, ref: Any, screens: int) -> tuple[str, list[str]]:
     """Create a game with a round in the air; return its id and the cookies of its other screens."""
     from tests.airraid_helpers import PLAYERS
 
     body = {"teams": [{"name": "Eagles", "players": PLAYERS["A"]}, {"name": "Sharks", "players": PLAYERS["B"]}]}
-    created = ref.post(f"{base}/api/games", json=body, timeout=30).json()
+    created = post(ref, f"{base}/api/games", json=body, timeout=30).json()
     gid = created["game"]
     joins = {
         team: f"{base}/api/games/{gid}/view?t=" + created["links"]["join"][team].split("t=", 1)[1] for team in "AB"
     }
     for team in "AB":
         phone = session_from(joins[team])
-        ships = phone.post(f"{base}/api/games/{gid}/sea/random", json={"team": team}, timeout=30).json()["ships"]
-        ok = phone.post(
+        ships = post(phone, f"{base}/api/games/{gid}/sea/random", json={"team": team}, timeout=30).json()["ships"]
+        ok = post(
+            phone,
             f"{base}/api/games/{gid}/actions",
             json={"action": {"type": "lock_sea", "team": team, "ships": ships}},
             timeout=30,
@@ -286,7 +297,7 @@ def set_up_game(base: str, ref: Any, screens: int) -> tuple[str, list[str]]:
         {"type": "set_defender", "team": "B", "pilot": "Bo"},
         {"type": "start_round"},
     ):
-        ok = ref.post(f"{base}/api/games/{gid}/actions", json={"action": action}, timeout=30).json()
+        ok = post(ref, f"{base}/api/games/{gid}/actions", json={"action": action}, timeout=30).json()
         assert ok["ok"], ok
     # A few phones a team, each with several screens (tabs): joining costs setup time, and the
     # fan-out is the same, since a push goes to the rooms of a role and a language.

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from referee.rules import battleship as bs  # noqa: E402
-from referee.rules import battleship_ai  # noqa: E402
+from referee.rules.battleship import ai as battleship_ai  # noqa: E402
 from referee.rules.ruleset import read_toml  # noqa: E402
 from referee.store import Store  # noqa: E402
 from referee.web import create_app, live  # noqa: E402

@@ -13,6 +13,7 @@ Goal (issue 4): the team page < 80,000 bytes compressed in total.
 
 from __future__ import annotations
 
+import argparse
 import posixpath
 import re
 import sys
@@ -135,4 +136,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

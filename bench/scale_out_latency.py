@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.conftest import POSTGRES_URL, REDIS_URL  # noqa: E402
 from tests.live_server import Server  # noqa: E402
-from tests.test_scale_out import Screen, _schema, new_game, referee_session, start_all, stop_all  # noqa: E402
+from tests.services.test_scale_out import Screen, _schema, new_game, referee_session, start_all, stop_all  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:
