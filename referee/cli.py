@@ -353,9 +353,6 @@ def serve(
         _check_queue(str(queue))
     # The port first: a server already running keeps its link (a new one would revoke it).
     listener = listen(host, port)
-    from referee.web import compile_templates
-
-    compile_templates(app)  # not on the event loop at a first page
     # A mistyped --instance-path is a new, empty instance: say so, where the referee looks.
     click.echo(f"  Instance folder: {app.instance_path}" + ("  (new: no games yet)" if new else ""))
     print_link(_issue_link(app, host, port))

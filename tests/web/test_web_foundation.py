@@ -512,44 +512,35 @@ def test_cli_link_prints_working_token(tmp_path: Path, monkeypatch: pytest.Monke
         engine_of(app).dispose()
 
 
-def test_every_page_template_is_compiled_before_the_first_page(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A template compiled at its first page holds the one event loop for up to 80 ms.
-    from referee.web import compile_templates
+def test_a_template_is_compiled_in_a_thread_at_its_first_use(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Compiled on the event loop, a page's templates held every screen for up to 80 ms.
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
 
-    folder = Path(app.template_folder or "")
-    if not folder.is_absolute():
-        folder = Path(app.root_path) / folder
-    assert compile_templates(app) >= len(list(folder.rglob("*.html"))) > 15  # (and blueprints')
+    from referee import offload
 
-    def no_compiling(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a template was compiled while a page was asked for")
+    compiled: list[str] = []
+    real_compile = app.jinja_env.compile
 
-    with app.app_context():
-        token = issue_server_referee_token(engine_of(app))
-    monkeypatch.setattr(app.jinja_env, "compile", no_compiling)
+    def compile_and_note(*args: Any, **kwargs: Any) -> Any:
+        compiled.append(threading.current_thread().name)
+        return real_compile(*args, **kwargs)
+
+    class Pool:
+        def apply(self, func: Any, args: tuple[Any, ...] = (), kwds: Any = None) -> Any:
+            with ThreadPoolExecutor(1, thread_name_prefix="offload") as pool:
+                return pool.submit(func, *args, **(kwds or {})).result()
+
+    monkeypatch.setattr(app.jinja_env, "compile", compile_and_note)
+    monkeypatch.setattr(offload, "_pool", Pool())
     client = app.test_client()
-    assert client.get(f"/?token={token}").status_code == 303
     assert client.get("/").status_code == 200
-    assert client.get("/games/new").status_code == 200
-    assert client.get("/no-such-page").status_code == 404  # the error page too
-
-
-def test_serve_compiles_the_templates_before_it_serves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from click.testing import CliRunner
-
-    from referee import cli
-
-    served: list[int] = []
-
-    def run_werkzeug(app: Flask, host: str, port: int) -> None:
-        served.append(len(app.jinja_env.cache or {}))
-        engine_of(app).dispose()
-
-    monkeypatch.setattr(cli, "_run_werkzeug", run_werkzeug)
-    args = ["serve", "--server", "werkzeug", "--port", "5051", "--instance-path", str(tmp_path / "inst")]
-    result = CliRunner().invoke(cli.main, args)
-    assert result.exit_code == 0, result.output
-    assert served and served[0] > 15
+    assert compiled and all(name.startswith("offload") for name in compiled)  # base.html, the home page, ...
+    first = len(compiled)
+    assert client.get("/").status_code == 200
+    assert len(compiled) == first  # compiled once
+    assert client.get("/no-such-page").status_code == 404  # the error page too, in a thread
+    assert all(name.startswith("offload") for name in compiled)
 
 
 def test_referee_link_uses_given_host() -> None:
