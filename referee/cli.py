@@ -11,7 +11,7 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import click
 from flask import Flask
@@ -198,7 +198,30 @@ def _set_log_level(_ctx: click.Context, _param: click.Parameter, value: str) -> 
 _log_level = "INFO"
 
 
-@click.group()
+class _Commands(click.Group):
+    """The `referee` group; `rules` and `sea` are imported only when asked for.
+
+    They bring the whole rules core (0.3 s), which `serve` imports again in the process it
+    re-executes: loaded eagerly, every start paid it twice (Click's "lazily loading subcommands").
+    """
+
+    LAZY: ClassVar[dict[str, str]] = {"rules": "rules_group", "sea": "sea_group"}  # in referee.rules_cli
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command's name, the lazy ones too."""
+        return sorted([*super().list_commands(ctx), *self.LAZY])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command of that name, importing a lazy one now."""
+        if cmd_name in self.LAZY:
+            from referee import rules_cli
+
+            command: click.Command = getattr(rules_cli, self.LAZY[cmd_name])
+            return command
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_Commands)
 @click.version_option(package_name="referee")
 @click.option(
     "--log-level",
@@ -212,12 +235,6 @@ _log_level = "INFO"
 )
 def main() -> None:
     """Referee and scorekeeping for live team games."""
-
-
-from referee.rules_cli import rules_group, sea_group  # noqa: E402
-
-main.add_command(rules_group)
-main.add_command(sea_group)
 
 
 @main.command("play")

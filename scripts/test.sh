@@ -26,8 +26,9 @@ fi
 quiet=()
 [[ -t 1 ]] || quiet=(--quiet)
 echo "== installing requirements.lock, then the project"
-"$VENV/bin/python" -m pip install "${quiet[@]}" --disable-pip-version-check -r requirements.lock
-"$VENV/bin/python" -m pip install "${quiet[@]}" --disable-pip-version-check --no-deps .
+# (${quiet[@]+...}: an empty array under `set -u` is an error in the bash of macOS, 3.2)
+"$VENV/bin/python" -m pip install ${quiet[@]+"${quiet[@]}"} --disable-pip-version-check -r requirements.lock
+"$VENV/bin/python" -m pip install ${quiet[@]+"${quiet[@]}"} --disable-pip-version-check --no-deps .
 
 echo "== mypy --strict referee"
 "$VENV/bin/python" -m mypy --strict referee
