@@ -1,7 +1,7 @@
 /*
  * A disk whose flush stalls now and then, as a virtual disk's does: every SLOW_EVERY-th
  * fsync or fdatasync of a process (default 200) returns SLOW_MS later (default 40 ms).
- * For bench/fanout.py (docs/performance.md, issue 13's ninth session): the bare server never
+ * For bench/fanout.py (docs/performance.md, "Fan-out latency"): the bare server never
  * flushes, so only what waits for our flushes is slowed.
  *
  *   gcc -O2 -shared -fPIC -o /tmp/slow_disk.so bench/slow_disk.c -ldl
