@@ -23,7 +23,7 @@ instructions:
 and take the difference over 100 reports.
 
 With `--parts` (and `--gap`), each report's CPU time is also split by the parts of its work:
-the store's write (and within it the statements, the rules and the commit), the views, the
+the store's write (and within it the rules and the commit), the views, the
 change sets, their translation, the emits and the flush; the median of each over the reports.
 A part is timed around its outermost call only, so a recursive one (the diff) counts once.
 """
@@ -44,6 +44,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from sqlalchemy.engine.default import DefaultDialect  # noqa: E402
 
 from referee import store  # noqa: E402
 from referee.rules import engine  # noqa: E402
@@ -112,14 +114,12 @@ def report(sockets: Any, gid: str, first: int, count: int) -> None:
 # The parts `--parts` times: (label, owner, attribute). The commit is timed apart (`timed_parts`).
 PARTS = (
     ("the store's write", store.Store, "execute"),
-    ("  its statements", store._Sql, "run"),
     ("  the rules", engine.Engine, "apply"),
     ("the push", live, "push_views"),
     ("  the views", live, "_view_or_none"),
     ("  the change sets", changes, "diff"),
     ("  their translation", live, "_said_message"),
     ("  the emits", None, "emit"),  # the app's Socket.IO manager's, known once the app is made
-    ("the flush", store.Store, "flushed"),
 )
 COMMIT = "  the commit"
 
@@ -147,12 +147,7 @@ def timed_parts() -> dict[str, float]:
     for label, part_of, name in PARTS:
         owner = socketio.server.manager if part_of is None else part_of
         setattr(owner, name, timed(label, getattr(owner, name)))
-    transaction = store.Store._transaction
-
-    def timed_commits(connection: Any, sql: Any, commit: Any, body: Any) -> Any:
-        return transaction(connection, sql, timed(COMMIT, commit), body)
-
-    store.Store._transaction = staticmethod(timed_commits)  # type: ignore[method-assign]
+    DefaultDialect.do_commit = timed(COMMIT, DefaultDialect.do_commit)  # type: ignore[method-assign]
     return spent
 
 

@@ -175,10 +175,18 @@ def _safe_url(database_url: str | None, folder: Path) -> str:
 
 
 def _issue_link(app: Flask, host: str, port: int) -> str:
+    from sqlalchemy.exc import DBAPIError
+
     from referee.web.auth import issue_server_referee_token
     from referee.web.extensions import engine_of
 
-    return referee_link(host, port, issue_server_referee_token(engine_of(app)))
+    try:
+        return referee_link(host, port, issue_server_referee_token(engine_of(app)))
+    except DBAPIError as exc:  # a full or failing disk, a database gone away: nothing was stored
+        raise click.ClickException(
+            f"cannot store the referee's link in {_safe_url(app.config.get('DATABASE_URL'), Path(app.instance_path))}: "
+            f"{_first_line(exc.orig or exc)}"
+        ) from None
 
 
 def _set_log_level(_ctx: click.Context, _param: click.Parameter, value: str) -> str:

@@ -76,7 +76,7 @@ class Play:
         version: Any = None,
         device_id: str | None = None,
     ) -> Acted:
-        """Apply one action for a role: store it, push its change, play what follows; answer once it is on the disk."""
+        """Apply one action for a role: store it, push its change, play what follows; answer what was stored."""
         if not isinstance(action, dict):
             raise MalformedAction(Msg("action must be a JSON object with a type"))
         if client_id is not None and (not isinstance(client_id, str) or not 1 <= len(client_id) <= 64):
@@ -94,24 +94,19 @@ class Play:
             client_id=client_id,
             version=version,
             defer_snapshot=True,
-            defer_flush=True,
         )
-        # Stored: from here on the answer says so, whatever the push or the computer's reply does.
+        # Stored, on the disk: from here on the answer says so, whatever the push or the computer's reply does.
         # A screen a failed push missed catches up at its next resync.
         state = result.state
         pushed: Mapping[tuple[Role, str], Any] = {}
         try:
-            # The screens first: they need not wait for the disk (referee.group_flush), and
-            # encoding a snapshot is the slowest part of the fiftieth report.
+            # The screens first: encoding a snapshot is the slowest part of the fiftieth report.
             pushed = self._publish(game_id, result.state, since=_since(result), device_id=device_id)
             self.store.write_snapshot(result)
             if not result.duplicate:
                 state = self.follow(game_id, result.mode, result.state)
         except Exception:  # the action is stored: its answer must say so, not "nothing changed"
             log.exception("after action %s in game %s was stored", action.get("type"), game_id)
-        finally:
-            # Whatever happened since, nobody is told the action was saved before it is on the disk.
-            self.store.flushed(result)
         return Acted(result, state, pushed)
 
     def _publish(

@@ -22,7 +22,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from functools import partial
 from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
@@ -31,16 +30,7 @@ T = TypeVar("T")
 WRITE_BEGIN = "BEGIN IMMEDIATE"
 # The statement a read-only transaction begins with: it takes no lock and reads nothing yet.
 READ_BEGIN = "BEGIN"
-# How a commit is made: without waiting for the disk (an action's, flushed after its push by
-# referee.group_flush), or synced at once (everything else, as `make_engine` sets it). Each only
-# sets a flag of the connection: nothing in it waits, so it never costs a trip to another thread.
-RELAXED_COMMIT = "PRAGMA synchronous=NORMAL"
-STRICT_COMMIT = "PRAGMA synchronous=FULL"
-# A relaxed commit does not checkpoint either (a checkpoint syncs both files): referee.group_flush
-# checkpoints in its own thread instead. SQLite's default threshold, in pages, is restored after.
-NO_CHECKPOINT = "PRAGMA wal_autocheckpoint=0"
-CHECKPOINT_AT = "PRAGMA wal_autocheckpoint=1000"
-_IN_PLACE = (READ_BEGIN, RELAXED_COMMIT, STRICT_COMMIT, NO_CHECKPOINT, CHECKPOINT_AT)
+_IN_PLACE = (READ_BEGIN,)
 
 
 class Runner(Protocol):
@@ -71,9 +61,8 @@ class OffloadedCursor:
             self._owner.begin_writing(lambda: self._begin(sql, parameters))
             return self
         if sql in _IN_PLACE:
-            # A deferred BEGIN only marks the transaction open (the first read takes the lock),
-            # and the pragmas only set flags: nothing in them waits or touches the disk, so a
-            # read costs one hop, not two, and an action's commit settings none.
+            # A deferred BEGIN only marks the transaction open (the first read takes the lock):
+            # nothing in it waits or touches the disk, so a read costs one hop, not two.
             self._cursor.execute(sql, parameters)
             return self
         if sql[:6].upper() == "PRAGMA" and "busy_timeout" in sql.lower():
@@ -182,16 +171,6 @@ class OffloadedConnection:
             connection.execute(f"PRAGMA busy_timeout = {patience}")
         self._run(cursor.execute, sql, parameters)
 
-    def writing_cursor(self) -> sqlite3.Cursor:
-        """Begin a write transaction (after this process's other writers); return the driver's own cursor.
-
-        For a caller that runs the whole transaction itself (referee.store's actions): inside it
-        nothing waits, so its statements need no wrapper each, and `commit_here` ends it.
-        """
-        cursor: sqlite3.Cursor = self._connection.cursor()
-        self.begin_writing(partial(self.begin_on, cursor))
-        return cursor
-
     def _done_writing(self, closed: bool = False) -> None:
         was = self.writing
         object.__setattr__(self, "writing", False if closed else self._connection.in_transaction)
@@ -220,17 +199,6 @@ class OffloadedConnection:
             return  # nothing to commit: sqlite3 would do nothing, without a hop
         try:
             self._run(self._connection.commit)
-        finally:
-            self._done_writing()
-
-    def commit_here(self) -> None:
-        """Commit on the caller's thread: one that neither syncs nor checkpoints (RELAXED_COMMIT, NO_CHECKPOINT).
-
-        It only writes the WAL's frames to the OS and releases the lock: a trip to another
-        thread and back would cost the event loop more than that.
-        """
-        try:
-            self._connection.commit()
         finally:
             self._done_writing()
 

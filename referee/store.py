@@ -22,8 +22,6 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
-from functools import partial
-from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
@@ -42,24 +40,17 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from referee import offload
-from referee.group_flush import GroupFlush
 from referee.jsontext import compact_encoder
 from referee.models import EventRow, Game, Revocations, Snapshot
 from referee.rules import modes as rules_modes
 from referee.rules.errors import GameOver, MalformedAction, Msg
 from referee.rules.events import Event
-from referee.sqlite_threads import (
-    NO_CHECKPOINT,
-    RELAXED_COMMIT,
-    WRITE_BEGIN,
-    OffloadedConnection,
-    Runner,
-)
+from referee.sqlite_threads import OffloadedConnection, Runner
 
 log = logging.getLogger(__name__)
 
@@ -104,54 +95,6 @@ _LOOK = select(
 _USED_BY_BATCH = select(events_t.c.batch_seq).where(
     events_t.c.game_id == bindparam("game_id"), events_t.c.client_id == bindparam("client_id")
 )
-_EVENT_COLUMNS = [c.name for c in events_t.columns]
-
-
-class _Sql:
-    """A statement compiled once for a database, run on its driver's own cursor.
-
-    An action runs the same few statements every time; through the driver they cost a tenth
-    of what SQLAlchemy's execution (its contexts, result objects and events) costs around them.
-    The driver's errors are raised as SQLAlchemy's, as its execution would (`retry_busy` and
-    the callers catch those).
-    """
-
-    def __init__(self, stmt: Any, dialect: Any, column_keys: list[str] | None = None) -> None:
-        """Compile `stmt` for `dialect` (with `column_keys`: the columns an INSERT's rows give)."""
-        compiled = stmt.compile(dialect=dialect, column_keys=column_keys)
-        self.text = str(compiled)
-        self.order = tuple(compiled.positiontup or ()) if compiled.positional else None
-        # The values in the statement's order, picked in C (an itemgetter of two or more names gives a tuple).
-        self._pick = itemgetter(*self.order) if self.order and len(self.order) > 1 else None
-        self.errors: type[Exception] = dialect.loaded_dbapi.Error
-
-    def run(self, cursor: Any, values: Mapping[str, Any]) -> Any:
-        """Run the statement with these values by name; return the cursor."""
-        if self.order is None:
-            args: Any = values
-        elif self._pick is not None:
-            args = self._pick(values)
-        else:
-            args = (values[self.order[0]],) if self.order else ()
-        try:
-            cursor.execute(self.text, args)
-        except self.errors as exc:
-            raise DBAPIError.instance(self.text, args, exc, self.errors) from exc
-        return cursor
-
-
-class _ActionSql:
-    """The statements of `Store.execute`, compiled for one database."""
-
-    def __init__(self, dialect: Any) -> None:
-        self.game = _Sql(_GAME_LOCKED, dialect)
-        self.used_by_batch = _Sql(_USED_BY_BATCH, dialect)
-        self.add_event = _Sql(_ADD_EVENTS, dialect, _EVENT_COLUMNS)
-        self.move_game = _Sql(_MOVE_GAME, dialect)
-        # SQLite's write transaction takes the write lock before the state is read (the "begin"
-        # listener of make_engine does the same for SQLAlchemy's); PostgreSQL's begins by itself
-        # at the first statement, and its row lock is the SELECT ... FOR UPDATE.
-        self.begin = _Sql(text(WRITE_BEGIN), dialect) if dialect.name == "sqlite" else None
 
 
 class Look(NamedTuple):
@@ -162,24 +105,6 @@ class Look(NamedTuple):
     revocations: int
     """How many tokens and phones were ever revoked, by any process: when it moves, look up which."""
 
-
-class _NeedsConnection(Exception):
-    """The action needs more than the driver's cursor: reads through SQLAlchemy (a cache miss, a retry)."""
-
-
-class _GameRow(NamedTuple):
-    """A games-table row read through the driver, by name as a Row is read."""
-
-    id: str
-    mode: str
-    created_at: float
-    seq: int
-    status: str
-    deadline: float | None
-    updated_at: float | None
-
-
-assert _GameRow._fields == tuple(c.name for c in games_t.columns), "the games table changed: so must _GameRow"
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
@@ -318,8 +243,6 @@ class Result:
     """The game's mode, by name (as registered)."""
     snapshot_due: bool = False
     """A snapshot is due and was left to the caller (`execute(defer_snapshot=True)`)."""
-    flush_ticket: int | None = None
-    """The commit is written but not yet on the disk (`execute(defer_flush=True)`): see `flushed`."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -348,18 +271,6 @@ def make_private_sqlite_file(path: Path) -> None:
             continue
         except OSError as exc:  # not ours to change: say so rather than refuse to start
             log.warning("could not make %s private (0600): %s", each, exc)
-
-
-def _group_flush_of(engine: Engine) -> GroupFlush | None:
-    """Return the flush an action's commit may leave to after its push: SQLite on a file only.
-
-    In memory there is no disk to wait for; on PostgreSQL every commit is durable when it returns.
-    """
-    url = engine.url
-    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:" or url.query.get("uri"):
-        return None
-    database = str(Path(url.database).absolute())
-    return GroupFlush(database + "-wal", _sqlite_runner, database=database)
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
@@ -562,24 +473,10 @@ class Store:
         self._lock = threading.Lock()
         # game id -> [its load gate, how many hold or wait for it] (`_gate`)
         self._gates: dict[str, list[Any]] = {}
-        self._compiled: _ActionSql | None = None
-        self._writer: Any = None
-        self._writer_lock = threading.Lock()
-        self._looker: Any = None
-        self._looker_lock = threading.Lock()
-        self._look_sql: _Sql | None = None
         self.health = WriteHealth()
         """Whether writes succeed now (the referee's dashboard warns while they fail)."""
-        self.group_flush = _group_flush_of(engine)
-        """What makes an action's commit durable after its push (`execute(defer_flush=True)`); None: at its commit."""
 
     # -- helpers ------------------------------------------------------------------------
-
-    def _sql(self) -> _ActionSql:
-        """Return an action's statements, compiled for this store's database."""
-        if self._compiled is None:
-            self._compiled = _ActionSql(self.engine.dialect)
-        return self._compiled
 
     def mode(self, name: str) -> Mode:
         """Return the registered mode called `name`."""
@@ -831,7 +728,7 @@ class Store:
     def execute(
         self,
         game_id: str,
-        action: dict[str, Any],
+        action: Any,
         *,
         at: float,
         by: str,
@@ -839,53 +736,38 @@ class Store:
         client_id: str | None = None,
         version: int | None = None,
         defer_snapshot: bool = False,
-        defer_flush: bool = False,
     ) -> Result:
         """Apply one action in one write transaction; dedupe by client_id; RulesError writes nothing.
 
         `version` (the state version the client saw) is handed to `mode.apply` when given, so
         the mode can refuse a stale action. `defer_snapshot`: a snapshot due now is left to the
-        caller (`write_snapshot`), who pushes the change to every screen first. `defer_flush`:
-        on a SQLite file, the commit is written without waiting for the disk, and the caller
-        calls `flushed(result)` before it tells anyone the action was saved (referee.group_flush).
+        caller (`write_snapshot`), who pushes the change to every screen first. The answer
+        comes once the commit is on the disk (SQLite's `synchronous=FULL`, PostgreSQL's own).
         """
         extra: dict[str, Any] = {} if version is None else {"version": version}
-        moved: list[float | None] = [None]
-        snapshot_now = [False]  # (set by act: a snapshot is due and not left to the caller)
+        with self._lock:
+            known = game_id in self._cache
+        if not known:
+            # Loaded before the write transaction, so its decoding never holds the write lock
+            # (the transaction folds only what was written since, if anything).
+            with suppress(GameNotFound, StoreBusy):
+                self.load(game_id)
 
-        sql = self._sql()
-
-        def act(cursor: Any, conn: Connection | None) -> tuple[Result, Any, Any]:
-            """Run the action's statements; return the result, the mode and the row read.
-
-            `conn` (SQLAlchemy's, in the same transaction) is for what the cursor alone does not
-            do: a game not in this process's cache, a client_id used before. Without one, such
-            an action raises _NeedsConnection and is run again with one.
-            """
-            found = sql.game.run(cursor, {"game_id": game_id}).fetchone()
-            if found is None:
-                raise GameNotFound(game_id)
-            game = tuple.__new__(_GameRow, found)  # _GameRow._make, without its Python call
-            used = None
+        def act(conn: Connection) -> tuple[Result, Any, Any, float | None, bool]:
+            """Run the action's statements; return the result, mode, game row, moved deadline, snapshot now."""
+            game = self._game_row(conn, game_id, lock=True)
             if client_id is not None:
-                used = sql.used_by_batch.run(cursor, {"game_id": game_id, "client_id": client_id}).fetchone()
-            cached = self._cached(game)
-            if conn is None and (used is not None or cached is None):
-                raise _NeedsConnection
-            if used is not None:
-                assert conn is not None
-                dup = self._duplicate(conn, game, int(used[0]))
-                if dup.events and dup.events[0].by != by:
-                    # The answer to a retry holds the original's events: only the one
-                    # who sent it may have them back (a team's fleet, for instance).
-                    raise MalformedAction(Msg("this client_id was already used by someone else; send a new one"))
-                return dup, None, game
+                used = conn.execute(_USED_BY_BATCH, {"game_id": game_id, "client_id": client_id}).first()
+                if used is not None:
+                    dup = self._duplicate(conn, game, int(used[0]))
+                    if dup.events and dup.events[0].by != by:
+                        # The answer to a retry holds the original's events: only the one
+                        # who sent it may have them back (a team's fleet, for instance).
+                        raise MalformedAction(Msg("this client_id was already used by someone else; send a new one"))
+                    return dup, None, game, None, False
             if game.status == ABANDONED:
                 raise GameOver(Msg("this game has expired: nobody played it for a long time"))
-            if cached is None:
-                assert conn is not None
-                cached = self._state_in(conn, game)
-            mode, state = cached
+            mode, state = self._cached(game) or self._state_in(conn, game)
             # The server's dice: drawn here, written into the event by the rules, so a replay rolls alike.
             kind = action.get("type") if isinstance(action, dict) else None
             chance = _seed_for(mode, kind)
@@ -898,18 +780,21 @@ class Store:
             new_state, events = offload.run(applied) if kind in getattr(mode, "SLOW_KINDS", ()) else applied()
             current = int(game.seq)
             if not events:
-                return Result(game_id, [], state, current, mode=str(game.mode)), mode, game
+                return Result(game_id, [], state, current, mode=str(game.mode)), mode, game, None, False
             for offset, ev in enumerate(events):
                 if ev.seq != current + 1 + offset:
                     raise BrokenMode(f"event seq {ev.seq} does not follow version {current + offset}")
-            first_seq = current + 1
-            for i, ev in enumerate(events):
-                sql.add_event.run(cursor, _event_row(game_id, ev, first_seq, device_id, client_id if i == 0 else None))
+            conn.execute(
+                _ADD_EVENTS,
+                [
+                    _event_row(game_id, ev, current + 1, device_id, client_id if i == 0 else None)
+                    for i, ev in enumerate(events)
+                ],
+            )
             new_version = events[-1].seq
             deadline = _deadline(mode, new_state)
-            moved[0] = deadline if deadline != game.deadline else None
-            sql.move_game.run(
-                cursor,
+            conn.execute(
+                _MOVE_GAME,
                 {
                     "game_id": game_id,
                     "new_seq": new_version,
@@ -926,36 +811,18 @@ class Store:
             result = Result(
                 game_id, list(events), new_state, new_version, mode=str(game.mode), snapshot_due=due and defer_snapshot
             )
-            snapshot_now[0] = due and not defer_snapshot
-            return result, mode, game
-
-        relaxed = defer_flush and self.group_flush is not None
-        with self._lock:
-            known = game_id in self._cache
-        if not known:
-            # Loaded before the write transaction, so its decoding never holds the write lock
-            # (the transaction folds only what was written since, if anything).
-            with suppress(GameNotFound, StoreBusy):
-                self.load(game_id)
+            moved = deadline if deadline != game.deadline else None
+            return result, mode, game, moved, due and not defer_snapshot
 
         def run() -> Result:
-            try:
-                result, mode, game = self._writing(sql, partial(act, conn=None), relaxed=relaxed)
-            except _NeedsConnection:
-                with self.engine.begin() as conn:
-                    result, mode, game = act(conn.connection.cursor(), conn)
-            if relaxed and (result.events or result.duplicate):
-                # Taken after the commit: a duplicate's original may be one not yet on the disk
-                # either, and the flush this ticket waits for begins after both were written.
-                assert self.group_flush is not None
-                # This call's own result, not yet seen by anyone: set, not copied field by field.
-                object.__setattr__(result, "flush_ticket", self.group_flush.ticket())
+            with self.engine.begin() as conn:
+                result, mode, game, moved, snapshot_now = act(conn)
             if result.duplicate or not result.events:
                 return result
             # Committed: only now may other threads see the new state in the cache.
             self._remember(game_id, game.mode, result.state, result.version)
-            self._deadline_stored(moved[0])
-            if snapshot_now[0]:
+            self._deadline_stored(moved)
+            if snapshot_now:
                 self._write_snapshot(game_id, mode, result.state, result.version)
             return result
 
@@ -985,97 +852,6 @@ class Store:
             raise StoreBusy(f"the database could not store the change: {reason}") from exc
         self.health.succeeded()
         return done
-
-    def flushed(self, result: Result) -> None:
-        """Return once the commit behind `result` is on the disk (at once if it was at its commit).
-
-        Raise StoreBusy if the disk refused the flush: the action may then be lost, and must not
-        be acknowledged; the page sends it again with its client id (a 503 or a `busy` answer),
-        and the retry waits for a flush of its own.
-        """
-        if result.flush_ticket is None or self.group_flush is None:
-            return
-        try:
-            self.group_flush.wait(result.flush_ticket)
-        except OSError as exc:
-            log.error("the write-ahead log %s could not be flushed: %s", self.group_flush.path, exc)
-            self.health.failed(f"the write-ahead log could not be flushed: {exc}")
-            raise StoreBusy("the change could not be saved to the disk yet") from exc
-
-    def _writing(self, sql: _ActionSql, body: Callable[[Any], T], *, relaxed: bool = False) -> T:
-        """Run `body(cursor)` in a write transaction on the driver's own connection, committed at the end.
-
-        SQLAlchemy's Connection, its transaction object and events cost an action more than its
-        statements do. `relaxed`: the commit does not wait for the disk (the caller waits in
-        `flushed`), on the connection this store keeps for such commits (`_relaxed_writer`);
-        else on one from the pool, as SQLAlchemy would use. (Plain calls, not context managers:
-        contextlib's four functions ran on every report.)
-        """
-        if not relaxed:
-            connection = self.engine.raw_connection()
-            try:
-                return self._transaction(connection, sql, connection.commit, body)
-            finally:
-                connection.close()
-        with self._writer_lock:
-            writer = self._writer if self._writer is not None else self._relaxed_writer()
-            # Nothing in a relaxed commit waits for the disk: no trip to the thread pool.
-            commit = writer.commit_here if isinstance(writer, OffloadedConnection) else writer.commit
-            try:
-                return self._transaction(writer, sql, commit, body)
-            except BaseException:
-                if writer.in_transaction:  # its rollback failed: what state it is in, nobody knows
-                    self._writer = None
-                    with suppress(Exception):
-                        writer.close()
-                raise
-
-    @staticmethod
-    def _transaction(connection: Any, sql: _ActionSql, commit: Callable[[], None], body: Callable[[Any], T]) -> T:
-        """Begin on `connection`, return `body(cursor)` once committed; roll back whatever fails."""
-        if isinstance(connection, OffloadedConnection):
-            # The driver's own cursor: inside the write transaction nothing waits, so the
-            # statements go straight to it, not through a wrapper each.
-            try:
-                cursor = connection.writing_cursor()
-            except sql.game.errors as exc:
-                raise DBAPIError.instance(WRITE_BEGIN, (), exc, sql.game.errors) from exc
-        else:
-            cursor = connection.cursor()
-            if sql.begin is not None:
-                sql.begin.run(cursor, {})
-        try:
-            done = body(cursor)
-            cursor.close()
-            try:
-                commit()
-            except sql.game.errors as exc:
-                raise DBAPIError.instance("COMMIT", (), exc, sql.game.errors) from exc
-        except BaseException:
-            connection.rollback()
-            raise
-        return done
-
-    def _relaxed_writer(self) -> Any:
-        """Return the connection actions' relaxed commits are written on: one, kept for the store's life.
-
-        Set once to commit without waiting for the disk and without checkpointing (both are
-        referee.group_flush's), and taken out of the pool: a connection lent per action cost a
-        report a checkout, four pragmas and a check-in, more than its commit. Actions take it
-        one at a time (`_writer_lock`), as SQLite's write lock lets them in anyway.
-        """
-        connection = self.engine.raw_connection()
-        try:
-            cursor = connection.cursor()
-            cursor.execute(RELAXED_COMMIT)
-            cursor.execute(NO_CHECKPOINT)
-            cursor.close()
-        except BaseException:
-            connection.invalidate()
-            raise
-        connection.detach()  # the pool lends another in its place
-        self._writer = connection.dbapi_connection
-        return self._writer
 
     def _cached(self, game: Any) -> tuple[Mode, Any] | None:
         """Return the game's mode and state at game.seq from this process's cache, if it holds that version."""
@@ -1158,33 +934,9 @@ class Store:
         return self.look().revocations
 
     def look(self) -> Look:
-        """Return the soonest stored deadline and the revocations counted, read in one statement.
-
-        The round clock asks every two seconds. Through SQLAlchemy (a pooled connection, its
-        transaction, its result) one such read cost a millisecond of CPU, most of what a server
-        with nobody acting spent; here it is one statement on a connection the store keeps for
-        it, through the driver: a tenth of that.
-        """
-        with self._looker_lock:
-            if self._look_sql is None:
-                self._look_sql = _Sql(_LOOK, self.engine.dialect)
-            if self._looker is None:
-                connection = self.engine.raw_connection()
-                connection.detach()  # the pool lends another in its place
-                self._looker = connection.dbapi_connection
-            looker = self._looker
-            try:
-                cursor = looker.cursor()
-                try:
-                    deadline, revocations = self._look_sql.run(cursor, {}).fetchone()
-                finally:
-                    cursor.close()
-                looker.rollback()  # ends PostgreSQL's read; SQLite's single SELECT opened none
-            except BaseException:
-                self._looker = None  # broken, or in a state nobody knows: the next look opens another
-                with suppress(Exception):
-                    looker.close()
-                raise
+        """Return the soonest stored deadline and the revocations counted, read in one statement (the round clock's)."""
+        with self._read() as conn:
+            deadline, revocations = conn.execute(_LOOK).one()
         return Look(None if deadline is None else float(deadline), int(revocations))
 
     def refresh_deadline(self, game_id: str) -> float | None:

@@ -493,8 +493,8 @@ def on_resync(data: Any = None) -> dict[str, Any]:
             answer["store"] = write_health(store_of(current_app).health)
         held = data.get("seq")
         if type(held) is int and held > state.version:
-            # The page was pushed a version the log no longer has: the push goes out before the
-            # disk has the change (referee.group_flush), and a power cut lost it. Its view goes.
+            # The page holds a version the log no longer has (the database was put back from a
+            # copy, or its disk lied about a sync): the server's word wins, and the page's view goes.
             answer["reset"] = True
         return answer
     except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket

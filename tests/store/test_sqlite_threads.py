@@ -196,20 +196,22 @@ def test_closing_a_connection_in_a_write_lets_the_gate_go(tmp_path: Path) -> Non
     assert not other.is_alive()
 
 
-def test_a_writing_cursor_is_the_drivers_own_and_its_begin_waits_like_any_other(
+def test_a_write_begins_in_place_when_the_lock_is_free_and_waits_in_the_runner_when_it_is_not(
     conn: tuple[OffloadedConnection, CountingRunner], tmp_path: Path
 ) -> None:
     db, runner = conn
-    cur = db.writing_cursor()  # the lock is free: taken in place
-    assert type(cur) is sqlite3.Cursor and db.writing and runner.calls == []
-    cur.execute("INSERT INTO t (v) VALUES ('a')")
-    db.commit_here()
-    assert not db.writing and runner.calls == []
+    cur = db.cursor()
+    cur.execute("BEGIN IMMEDIATE")  # the lock is free: taken in place
+    assert db.writing and runner.calls == []
+    cur.execute("INSERT INTO t (v) VALUES ('a')")  # holding the lock, nothing waits: in place too
+    assert runner.calls == []
+    db.commit()  # the commit syncs: in the runner
+    assert not db.writing and runner.calls == ["commit"]
     db.execute("PRAGMA busy_timeout = 5000")
     holder = sqlite3.connect(tmp_path / "t.sqlite3", isolation_level=None, check_same_thread=False)
     holder.execute("BEGIN IMMEDIATE")  # a `referee` command's write
     threading.Timer(0.2, lambda: holder.execute("ROLLBACK")).start()
-    cur = db.writing_cursor()
+    db.cursor().execute("BEGIN IMMEDIATE")
     assert db.writing and runner.calls[-1] == "execute BEGIN IMMEDIATE"  # waited in the runner
     db.rollback()
     assert not db.writing

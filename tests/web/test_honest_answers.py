@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
 
 from referee.web import live
@@ -24,20 +25,16 @@ LOCK_A = {"type": "lock_sea", "team": "A", "ships": ships_json()}
 @pytest.fixture
 def full_disk(app: Flask, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, bool]]:
     """Every write transaction fails at its commit as SQLite's does on a full disk, while `full` is set."""
-    store = store_of(app)
+    engine = store_of(app).engine
     disk = {"full": True}
-    real = store._transaction
 
-    def transaction(connection: Any, sql: Any, commit: Any, body: Any) -> Any:
-        def failing_commit() -> None:
-            if disk["full"]:
-                raise OperationalError("COMMIT", (), Exception("database or disk is full"))
-            commit()
+    def commit(conn: Any) -> None:
+        if disk["full"] and not conn.get_execution_options().get("referee_readonly"):  # a write's commit
+            raise OperationalError("COMMIT", (), Exception("database or disk is full"))
 
-        return real(connection, sql, failing_commit, body)
-
-    monkeypatch.setattr(store, "_transaction", transaction)
+    event.listen(engine, "commit", commit)
     yield disk
+    event.remove(engine, "commit", commit)
 
 
 def _version(game: dict[str, Any]) -> int:  # noqa: F811
