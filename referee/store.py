@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
@@ -45,7 +46,6 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from referee import offload
-from referee.jsontext import compact_encoder
 from referee.models import EventRow, Game, Revocations, Snapshot
 from referee.rules import modes as rules_modes
 from referee.rules.errors import GameOver, MalformedAction, Msg
@@ -441,7 +441,7 @@ class _Cached:
 
 
 # An event's data and a snapshot's state, as stored: compact, and not escaped to ASCII.
-_dumps = compact_encoder(ensure_ascii=False)
+_dumps = partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
 
 
 class Store:

@@ -19,12 +19,13 @@ whole in a `$set`. No state: `apply(base, diff(base, new)) == new`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from itertools import takewhile
 from operator import is_, truth
 from typing import Any
 
-from referee.jsontext import compact_encoder
 from referee.rules.errors import Msg, Name
 
 SET = "$set"
@@ -249,7 +250,7 @@ def _apply_list(base: Any, steps: Any) -> list[Any]:
     return out
 
 
-compact: Callable[[Any], str] = compact_encoder(ensure_ascii=True)
+compact: Callable[[Any], str] = partial(json.dumps, separators=(",", ":"))
 """Return a value's JSON text as a packet carries it: no spaces, ASCII only (`json.dumps`'s, compact)."""
 
 

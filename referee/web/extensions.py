@@ -13,7 +13,6 @@ from flask_socketio import SocketIO  # type: ignore[import-untyped]
 from sqlalchemy import Engine
 
 from referee.store import Store, make_engine, migrate
-from referee.web import writethrough
 
 
 class Database:
@@ -63,8 +62,7 @@ class GuardedSocketIO(SocketIO):  # type: ignore[misc]
     """Flask-SocketIO whose Engine.IO server never logs client junk as ERROR (unknown hosts: security.HostGate).
 
     Flask-SocketIO makes a plain socketio.Server itself, so the guards wrap the handlers that
-    server registered on its Engine.IO server, whatever the async mode. In gevent mode its
-    pushes are written through to idle websockets (referee.web.writethrough).
+    server registered on its Engine.IO server, whatever the async mode.
     """
 
     def init_app(self, app: Flask | None, **kwargs: Any) -> None:
@@ -74,7 +72,6 @@ class GuardedSocketIO(SocketIO):  # type: ignore[misc]
             return
         eio = self.server.eio
         eio.on("message", _message_guard(eio.handlers["message"]))
-        writethrough.install(eio)
 
 
 def _message_guard(dispatch: Callable[..., Any]) -> Callable[..., Any]:

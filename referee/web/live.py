@@ -544,20 +544,23 @@ WATCHERS_CANNOT_ACT = {
 }
 
 
-def on_action(sid: str, data: Any = None) -> dict[str, Any]:
-    """From a team, pilot or referee page: apply one entry; the ack answers, every screen gets its change.
-
-    Registered on the Socket.IO server itself (`init_app`), not through Flask-SocketIO: an entry
-    from a socket whose role is settled runs in the app's context alone, without the request
-    context Flask-SocketIO makes for every event (a Request, a URL match, teardowns), which
-    cost a report more than its rules do. A refusal, or a role read again from the cookies,
-    is answered in a request context made from the socket's environ, as Flask-SocketIO's are.
-    """
+@socketio.on("action")  # type: ignore[untyped-decorator]
+def on_action(data: Any = None) -> dict[str, Any]:
+    """From a team, pilot or referee page: apply one entry; the ack answers, every screen gets its change."""
     global _running
+    sid: str = request.sid  # type: ignore[attr-defined]
     with _lock:
         _running += 1
     try:
-        return _entry(sid, data)
+        # The token first, whatever the payload: a flood of junk is slowed down like any other.
+        if not _allowed(sid):
+            return _too_fast(sid)
+        try:
+            game_id, slip = _game_and_slip(data)
+            actor = _settled_actor(sid, game_id, slip) or _actor(sid, game_id, slip)
+            return _act(game_id, *actor, data)
+        except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
+            return _refusal(exc)
     finally:
         with _lock:
             _running -= 1
@@ -570,34 +573,6 @@ _running = 0
 def entries_running() -> bool:
     """Tell whether an entry is being run (its push may be under way): no time to collect cycles."""
     return _running > 0
-
-
-def _entry(sid: str, data: Any) -> dict[str, Any]:
-    environ = socketio.server.get_environ(sid)
-    if not environ:
-        return malformed("This connection is not open.")
-    app: Flask = environ["flask.app"]
-    # The token first, whatever the payload: a flood of junk is slowed down like any other.
-    allowed = _allowed(sid)
-    if allowed:
-        with app.app_context():
-            try:
-                game_id, slip = _game_and_slip(data)
-                settled = _settled_actor(sid, game_id, slip)
-                if settled is not None:
-                    return _act(game_id, *settled, data)
-            except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
-                with app.request_context(environ):
-                    return _refusal(exc)
-    with app.request_context(environ):
-        request.sid = sid  # type: ignore[attr-defined] # as Flask-SocketIO's own events have it
-        if not allowed:
-            return _too_fast(sid)
-        try:
-            game_id, slip = _game_and_slip(data)
-            return _act(game_id, *_actor(sid, game_id, slip), data)
-        except Exception as exc:  # noqa: BLE001 - every refusal is an answer, never a dropped socket
-            return _refusal(exc)
 
 
 def _act(game_id: str, role: Role, device: str | None, data: dict[str, Any]) -> dict[str, Any]:
@@ -948,7 +923,6 @@ def init_app(app: Flask) -> None:
     pushes reach no socket (and, with a message queue, not even its own worker's).
     """
     app.extensions[playing.PUBLISHER] = SocketPublisher()
-    socketio.server.on("action", on_action)
     store_of(app).health.watch(tell_referees)
     if not app.config.get("TESTING") and app.config.get("ROUND_CLOCK", True):
         start_round_clock(app)

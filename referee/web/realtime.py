@@ -17,7 +17,6 @@ from flask import Flask, Request, abort, request
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from socketio import packet as sio_packet  # type: ignore[import-untyped]
 
-from referee.web import writethrough
 from referee.web.changes import Encoded, compact
 from referee.web.extensions import MALFORMED_EVENT, socketio
 from referee.web.live import rate_limited, resend_views
@@ -81,9 +80,16 @@ class BoundedJSON:
         return bounded_loads(s, _decode)
 
 
-# Engine.IO's own `loads` (integers of at most 100 digits), with its decoder made once: json.loads
-# with a `parse_int` makes a JSONDecoder for every packet.
-_decode = json.JSONDecoder(parse_int=engineio_json._safe_int).decode
+def _bounded_int(digits: str) -> int:
+    """An integer of at most 100 digits, as Engine.IO's own `loads` allows: int() of a huge one takes quadratic time."""
+    if len(digits) > 100:
+        raise ValueError("Integer is too large")
+    return int(digits)
+
+
+# Engine.IO's `loads`, with its decoder made once: json.loads with a `parse_int` makes a
+# JSONDecoder for every packet.
+_decode = json.JSONDecoder(parse_int=_bounded_int).decode
 
 
 class TextPacket(sio_packet.Packet):  # type: ignore[misc]
@@ -200,13 +206,8 @@ def init_app(app: Flask) -> None:
     socketio.server_options.pop("client_manager", None)
     socketio.server_options.pop("message_queue", None)
     queue_url = app.config.get("REDIS_URL") or None
-    # No queue: every socket is this process's, and a push to a room is written through to them
-    # in one loop where the server writes through (gevent mode; referee.web.writethrough).
-    queue: dict[str, Any]
-    if queue_url:
-        queue = {"message_queue": queue_url}
-    else:
-        queue = {"message_queue": None, "client_manager": writethrough.Manager()}
+    # No queue: every socket is this process's, in Socket.IO's own in-memory manager.
+    queue: dict[str, Any] = {"message_queue": queue_url}
     if queue_url and queue_url.startswith(("redis://", "rediss://")):
         from referee.web.queue import RedisQueue
 

@@ -38,7 +38,7 @@ import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import gevent  # type: ignore[import-untyped]
 from gevent.pywsgi import LoggingLogAdapter, WSGIHandler, WSGIServer  # type: ignore[import-untyped]
@@ -51,7 +51,6 @@ from referee import offload
 from referee.log_config import ACCESS, SERVER_ERRORS
 from referee.store import SQLITE_MAX_CONNECTIONS, run_sqlite_calls_in
 from referee.web import frames
-from referee.web.hop import Hop
 from referee.web.logs import RedactSecrets
 
 try:
@@ -60,6 +59,8 @@ except ImportError:  # Windows: no open-files limit to raise
     resource = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 log.addFilter(RedactSecrets())  # a bad request line is logged, and may hold a token
 
 
@@ -404,7 +405,13 @@ def no_delay(sock: Any) -> None:
 
 
 # The threads sqlite3's calls run in, once `prepare` has made them.
-_pool: Hop | None = None
+_pool: ThreadPool | None = None
+
+
+def _in_pool(fn: Callable[..., T], *args: Any) -> T:
+    """Run a blocking call in a real thread of `_pool`; the calling greenlet waits, the loop goes on."""
+    assert _pool is not None
+    return cast(T, _pool.apply(fn, args))
 
 
 def prepare() -> None:
@@ -414,8 +421,8 @@ def prepare() -> None:
     connection holding the write lock then always finds a thread for its commit.
     """
     global _pool
-    run = _pool = Hop(SQLITE_MAX_CONNECTIONS)
-    run_sqlite_calls_in(run)
+    _pool = ThreadPool(SQLITE_MAX_CONNECTIONS)
+    run_sqlite_calls_in(_in_pool)
     offload.use(ThreadPool(offload.THREADS))
     raise_open_files_limit()
 
@@ -557,4 +564,4 @@ def collect_when_quiet(
 
 def _offloaded_running() -> bool:
     """Tell whether a call is running in the thread pool (a commit, a wait for SQLite's lock)."""
-    return _pool is not None and _pool.under_way > 0
+    return _pool is not None and len(_pool) > 0  # its unfinished tasks

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -47,10 +48,18 @@ else:
     WHY = "" if os.path.exists("/dev/fuse") and shutil.which("fusermount3") else "no /dev/fuse or fusermount3"
 
 
-@pytest.fixture(autouse=True)
-def _fuse() -> None:
+@pytest.fixture
+def disk(tmp_path: Path) -> Iterator[tuple[LazyFS, Path]]:
+    """A lazy filesystem mounted on a new folder for the test: (it, the folder); unmounted after, whatever happens."""
     if WHY:
         skip_or_fail(WHY)  # under CI (REFEREE_REQUIRE_SERVICES=1) a missing FUSE fails
+    fs = LazyFS()
+    folder = tmp_path / "disk"
+    fs.mount(folder)
+    try:
+        yield fs, folder
+    finally:
+        fs.unmount()
 
 
 SEED = 20261207
@@ -97,60 +106,56 @@ def _stored_client_ids(db: Path) -> set[str]:
         connection.close()
 
 
-def _cuts_of_the_store(tmp_path: Path, synchronous: str, cuts: int, fail_fsync_at: int | None = None) -> list[int]:
+def _cuts_of_the_store(
+    fs: LazyFS, disk: Path, synchronous: str, cuts: int, fail_fsync_at: int | None = None
+) -> list[int]:
     """Run 20 writer threads on the lazy disk; cut the power `cuts` times; return the entries lost at each."""
     from referee.store import Store, make_engine, migrate
     from tests.store.test_store import CounterMode
 
     rng = random.Random(SEED)
-    fs = LazyFS()
-    disk = tmp_path / "disk"
-    fs.mount(disk)
     lost: list[int] = []
-    try:
-        db = disk / "referee.sqlite3"
-        engine = make_engine(f"sqlite:///{db}")
-        migrate(engine)
-        gid = Store(engine, modes={"counter": CounterMode()}).create_game("counter", {}, at=0.0, by="referee").game_id
-        engine.dispose()
-        acknowledged: set[str] = set()
-        for cut in range(cuts):
-            child = subprocess.Popen(
-                [sys.executable, "-c", WRITER, str(db), synchronous, gid],
-                cwd=ROOT,
-                stdout=subprocess.PIPE,
-                text=True,
-                env={**os.environ, "PYTHONPATH": str(ROOT)},
-            )
-            assert child.stdout is not None
-            want = rng.randrange(50, 300)
-            for n, line in enumerate(child.stdout):
-                acknowledged.add(line.strip())
-                if n == 20 and cut == fail_fsync_at:
-                    fs.fail_next_fsync("-wal")
-                if n >= want:
-                    break
-            child.send_signal(signal.SIGKILL)
-            child.wait(10)
-            fs.power_cut()
-            stored = _stored_client_ids(db)
-            lost.append(len(acknowledged - stored))
-            acknowledged &= stored  # what a cut lost is counted once
-    finally:
-        fs.unmount()
+    db = disk / "referee.sqlite3"
+    engine = make_engine(f"sqlite:///{db}")
+    migrate(engine)
+    gid = Store(engine, modes={"counter": CounterMode()}).create_game("counter", {}, at=0.0, by="referee").game_id
+    engine.dispose()
+    acknowledged: set[str] = set()
+    for cut in range(cuts):
+        child = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(db), synchronous, gid],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        assert child.stdout is not None
+        want = rng.randrange(50, 300)
+        for n, line in enumerate(child.stdout):
+            acknowledged.add(line.strip())
+            if n == 20 and cut == fail_fsync_at:
+                fs.fail_next_fsync("-wal")
+            if n >= want:
+                break
+        child.send_signal(signal.SIGKILL)
+        child.wait(10)
+        fs.power_cut()
+        stored = _stored_client_ids(db)
+        lost.append(len(acknowledged - stored))
+        acknowledged &= stored  # what a cut lost is counted once
     if fail_fsync_at is not None:
         assert fs.failed_syncs == 1, "the injected EIO was met"
     assert fs.lost_pages > 0, "every cut found pages not yet synced: the power went mid-write"
     return lost
 
 
-def test_the_harness_catches_a_loss_when_sqlite_does_not_sync(tmp_path: Path) -> None:
-    lost = _cuts_of_the_store(tmp_path, "OFF", cuts=3)
+def test_the_harness_catches_a_loss_when_sqlite_does_not_sync(disk: tuple[LazyFS, Path]) -> None:
+    lost = _cuts_of_the_store(*disk, "OFF", cuts=3)
     assert sum(lost) > 0, f"with synchronous=OFF a cut must lose acknowledged entries: {lost}"
 
 
-def test_the_store_loses_no_acknowledged_entry_at_a_cut_nor_after_a_failed_fsync(tmp_path: Path) -> None:
-    lost = _cuts_of_the_store(tmp_path, "FULL", cuts=4, fail_fsync_at=1)
+def test_the_store_loses_no_acknowledged_entry_at_a_cut_nor_after_a_failed_fsync(disk: tuple[LazyFS, Path]) -> None:
+    lost = _cuts_of_the_store(*disk, "FULL", cuts=4, fail_fsync_at=1)
     assert lost == [0, 0, 0, 0]
 
 
@@ -161,15 +166,13 @@ GAMES = 2  # 2 bases and 8 pilots a game: twenty phones
 
 
 def test_twenty_phones_and_twenty_power_cuts_lose_nothing_and_double_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    disk: tuple[LazyFS, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Twenty restarts take a minute: the phones' patience is longer than test_kill's.
     monkeypatch.setattr(test_kill, "WORK_DEADLINE", 300.0)
     rng = random.Random(SEED)
-    fs = LazyFS()
-    disk = tmp_path / "disk"
-    fs.mount(disk)
-    instance = disk / "instance"
+    fs, folder = disk
+    instance = folder / "instance"
     instance.mkdir()
     settings = instance / "referee.toml"
     settings.write_text("SNAPSHOT_EVERY = 10\n", encoding="utf-8")
@@ -228,7 +231,12 @@ def test_twenty_phones_and_twenty_power_cuts_lose_nothing_and_double_nothing(
             cuts.append(point)
             server.start()
             if n == failing:
-                fs.fail_next_fsync("-wal")  # the next commit: most likely a phone's entry, sent again
+                # The next commit, a phone's entry, fails to sync; the next cut comes after it.
+                # (At a restart instead, `referee serve` stops: "cannot store the referee's link".)
+                fs.fail_next_fsync("-wal")
+                deadline = time.monotonic() + 60
+                while not fs.failed_syncs and time.monotonic() < deadline:
+                    time.sleep(0.01)
         for t in threads:
             t.join(test_kill.WORK_DEADLINE)
         assert not any(t.is_alive() for t in threads), "a phone is still at work"
@@ -251,8 +259,5 @@ def test_twenty_phones_and_twenty_power_cuts_lose_nothing_and_double_nothing(
     connection = sqlite3.connect(db)
     assert connection.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     connection.close()
-    try:
-        for game in games:
-            check_store(db, game, ledger, logs[game["id"]])
-    finally:
-        fs.unmount()
+    for game in games:
+        check_store(db, game, ledger, logs[game["id"]])

@@ -18,9 +18,9 @@ import gevent  # type: ignore[import-untyped]
 import pytest
 from flask import Flask, request, session
 from flask.sessions import NullSession
+from gevent.threadpool import ThreadPool
 
 from referee.web import server
-from referee.web.hop import Hop
 
 
 @pytest.mark.parametrize("upgrade", [{}, {"HTTP_UPGRADE": "websocket", "HTTP_CONNECTION": "Upgrade"}])
@@ -123,10 +123,10 @@ def test_a_collection_due_waits_until_no_entry_is_running() -> None:
 
 @pytest.mark.usefixtures("by_hand")
 def test_a_collection_due_waits_while_a_commit_runs_in_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    hop = Hop(1)
-    monkeypatch.setattr(server, "_pool", hop)
+    pool = ThreadPool(1)
+    monkeypatch.setattr(server, "_pool", pool)
     committed = threading.Event()
-    entry = gevent.spawn(hop, committed.wait, 5)  # a commit's fsync, as the entry that waits for it sees it
+    entry = gevent.spawn(pool.apply, committed.wait, (5,))  # a commit's fsync, as the entry that waits for it sees it
     gone = a_cycle()
     try:
         with collecting():
