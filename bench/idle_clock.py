@@ -24,11 +24,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from referee.push import clock as push_clock  # noqa: E402
 from referee.rules import battleship as bs  # noqa: E402
 from referee.rules.battleship import ai as battleship_ai  # noqa: E402
 from referee.rules.ruleset import read_toml  # noqa: E402
 from referee.store import Store  # noqa: E402
-from referee.web import create_app, live  # noqa: E402
+from referee.web import create_app  # noqa: E402
 from referee.web.extensions import db, engine_of  # noqa: E402
 
 GOAL_MS = 5.0
@@ -92,7 +93,7 @@ def main() -> None:
         times = []
         for _ in range(args.ticks):
             t0 = time.perf_counter()
-            live.end_rounds_on_time(app)
+            push_clock.end_rounds_on_time(app)
             times.append((time.perf_counter() - t0) * 1000)
         Store.load = real_load  # type: ignore[method-assign]
         engine_of(app).dispose()

@@ -48,8 +48,10 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy.engine.default import DefaultDialect  # noqa: E402
 
 from referee import store  # noqa: E402
+from referee.push import sockets as push_sockets  # noqa: E402
+from referee.push import views as push_view  # noqa: E402
 from referee.rules import engine  # noqa: E402
-from referee.web import changes, create_app, live  # noqa: E402
+from referee.web import changes, create_app  # noqa: E402
 from referee.web.extensions import socketio  # noqa: E402
 from tests.web.test_games_web import create, join, referee_client  # noqa: E402
 
@@ -96,7 +98,7 @@ def set_up(full: bool) -> tuple[Any, str]:
 
         socketio.server._send_eio_packet = to_the_referee_only
     # One referee reports far faster than a person: the bench is not the rate limit's subject.
-    live.RATE_PER_SECOND = live.RATE_BURST = 1e9
+    push_sockets.RATE_PER_SECOND = push_sockets.RATE_BURST = 1e9
     return (referee, screens), gid
 
 
@@ -115,10 +117,10 @@ def report(sockets: Any, gid: str, first: int, count: int) -> None:
 PARTS = (
     ("the store's write", store.Store, "execute"),
     ("  the rules", engine.Engine, "apply"),
-    ("the push", live, "push_views"),
-    ("  the views", live, "_view_or_none"),
+    ("the push", push_view, "push_views"),
+    ("  the views", push_view, "_view_or_none"),
     ("  the change sets", changes, "diff"),
-    ("  their translation", live, "_said_message"),
+    ("  their translation", push_view, "_said_message"),
     ("  the emits", None, "emit"),  # the app's Socket.IO manager's, known once the app is made
 )
 COMMIT = "  the commit"

@@ -29,8 +29,8 @@ from sqlalchemy import func, select, text
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.models import Snapshot  # noqa: E402
 from referee.store import Store, make_engine, migrate  # noqa: E402
+from referee.store.models import Snapshot  # noqa: E402
 from tests.airraid_helpers import PLAYERS, ruleset_data, ships_json  # noqa: E402
 
 CHECKPOINTS = (50, 500, 2000, 5000)

@@ -1004,7 +1004,9 @@ class Bench:
         over = sum(1 for _n, s in attacks if max(s.both, default=0.0) > 100)
         log = "".join(self.server.output)
         if "Traceback" in log:
-            print(f"server log: {log.count('Traceback')} tracebacks", flush=True)
+            print(f"server log: {log.count('Traceback')} tracebacks; the first:", flush=True)
+            first = log[log.index("Traceback") :].splitlines()
+            print("\n".join(first[:40]), flush=True)
         print(f"stalls worst_ms={round(worst)} p99_ms={round(p99)} attacks={len(attacks)} over_100ms={over}")
         return 0
 
@@ -1042,8 +1044,8 @@ def main() -> int:
         if unknown:
             parser.error(f"unknown attack(s): {', '.join(unknown)}; choose from {', '.join(ATTACKS)}")
     root = args.root.resolve()
-    if not (root / "referee" / "cli.py").is_file():
-        parser.error(f"{root} holds no referee/cli.py")
+    if not any((root / "referee" / cli).is_file() for cli in ("cli/__init__.py", "cli.py")):  # (cli.py: older trees)
+        parser.error(f"{root} holds no referee/cli/")
     print(f"stalls bench: serving {root} on {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         bench = Bench(root, Path(tmp) / "instance", args)

@@ -10,8 +10,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
-from referee.models import Device, Game, Token
 from referee.rules import airraid
+from referee.store.models import Device, Game, Token
 from referee.web.auth import SERVER_REFEREE_COOKIE
 from referee.web.extensions import engine_of, store_of
 

@@ -61,7 +61,7 @@ def create_app(
         app.config["DATABASE_URL"] = f"sqlite:///{Path(app.instance_path) / 'referee.sqlite3'}"
     app.config["BABEL_TRANSLATION_DIRECTORIES"] = str(TRANSLATIONS_DIR)
 
-    from referee.web import auth, errors, home, i18n, logs, precompress, realtime, security
+    from referee.web import auth, errors, home, i18n, logs, precompress, security, socketio_app
     from referee.web.extensions import compress, db
 
     logs.install()  # before anything can log a request line with a token in it
@@ -88,7 +88,7 @@ def create_app(
     security.init_app(app)
     auth.init_app(app)
     errors.init_app(app)
-    realtime.init_app(app)
+    socketio_app.init_app(app)
     app.register_blueprint(home.bp)
     app.jinja_env.globals["template_exists"] = _template_exists(app)
     app.jinja_env.loader = CompiledInAThread(app.jinja_env.loader or app.create_global_jinja_loader())

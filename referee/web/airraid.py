@@ -16,14 +16,15 @@ from flask import Blueprint, abort, current_app, jsonify, redirect, render_templ
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Table, select
 
-from referee.models import Device, EventRow, Token
+from referee.push import sockets
 from referee.resources import resource_path
 from referee.rules import airraid
 from referee.rules.errors import MalformedAction, Msg, RulesError, RulesetError
 from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.rules.ruleset import airraid_ruleset_from_dict, parse_toml, read_toml, ruleset_from_dict
 from referee.store import reading
-from referee.web import live, modes, senders
+from referee.store.models import Device, EventRow, Token
+from referee.web import modes, senders
 from referee.web.api import json_body
 from referee.web.auth import (
     Access,
@@ -439,7 +440,7 @@ def api_devices(game_id: str) -> Any:
             .order_by(devices_t.c.created_at)
         ).all()
     # A phone with a live socket is here now, whatever the time of its last request says.
-    live_now = live.connected_devices()
+    live_now = sockets.connected_devices()
     return jsonify(
         {
             "devices": [
@@ -473,7 +474,7 @@ def api_device(game_id: str, device_id: str) -> Any:
     if request.method == "DELETE":
         revoke_device(db.engine, device_id)
         # A lost phone must stop receiving its team's sea at once, not at its next reconnect.
-        live.disconnect_device(device_id)
+        sockets.disconnect_device(device_id)
         return jsonify({"ok": True, "revoked": device_id})
     name = json_body().get("name")
     if not isinstance(name, str) or not 1 <= len(name.strip()) <= 40:

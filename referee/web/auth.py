@@ -36,8 +36,8 @@ from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Connection, Engine, Table, and_, insert, select, update
 from werkzeug.wrappers import Response
 
-from referee.models import Device, Game, Token
 from referee.store import new_id, reading, retry_busy
+from referee.store.models import Device, Game, Token
 from referee.web.extensions import db
 from referee.web.security import same_text
 

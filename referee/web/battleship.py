@@ -36,14 +36,15 @@ from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Table, select
 from werkzeug.exceptions import TooManyRequests
 
-from referee.models import Game, Token
+from referee.push import sockets
 from referee.resources import resource_path
 from referee.rules import battleship as bs
 from referee.rules.errors import MalformedAction, RulesError
 from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.rules.ruleset import read_toml
 from referee.store import ABANDONED, reading
-from referee.web import live, modes, playing, seats
+from referee.store.models import Game, Token
+from referee.web import modes, playing, seats
 from referee.web.auth import (
     Access,
     TokenKind,
@@ -327,7 +328,7 @@ def rematch(game_id: str, state: bs.State, role: Role) -> dict[str, Any]:
         # The other player's end screen offers to join (its button posts to the same route).
         for lang in current_app.config["LANGUAGES"]:
             for p in bs.PLAYERS:
-                socketio.emit("rematch", {"game": found}, to=live.room_of(game_id, Role("player", p), lang))
+                socketio.emit("rematch", {"game": found}, to=sockets.room_of(game_id, Role("player", p), lang))
     subject = side if side in (*bs.PLAYERS, HOTSEAT) else role.subject
     return {
         "game": str(found),

@@ -258,7 +258,7 @@ class Encoded(dict[str, Any]):
     """A push's message with its JSON text, made once when the push weighed it: sent as that text.
 
     The message is still the dict it reads as (tests, the message queue, a screen's own
-    process); referee.web.realtime's packets write `text` instead of encoding it again.
+    process); referee.web.socketio_app's packets write `text` instead of encoding it again.
     """
 
     __slots__ = ("text",)

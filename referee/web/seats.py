@@ -16,7 +16,7 @@ from flask_babel import gettext as _  # type: ignore[import-untyped]
 from werkzeug.exceptions import TooManyRequests
 from werkzeug.wrappers import Response
 
-from referee.web import live
+from referee.push import sockets
 from referee.web.auth import (
     FailureLimiter,
     TokenKind,
@@ -90,7 +90,7 @@ def new_invite(game_id: str, seat: str) -> list[str]:
     nonce = secrets.token_urlsafe(12)
     revoked = reopen_seat(db.engine, game_id, seat, raw=join_token(game_id, seat, nonce), label=f"nonce:{nonce}")
     for device_id in revoked:
-        live.disconnect_device(device_id)  # other processes cut theirs within REVOKED_EVERY
+        sockets.disconnect_device(device_id)  # other processes cut theirs within REVOKED_EVERY
     return revoked
 
 

@@ -21,8 +21,8 @@ from typing import cast
 from flask import current_app
 from sqlalchemy import Table, select
 
-from referee.models import Device, EventRow
 from referee.store import reading
+from referee.store.models import Device, EventRow
 from referee.web.extensions import db
 
 devices_t = cast(Table, Device.__table__)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from referee.cli.rules import rules_group, sea_group
 from referee.rules import battleship as bs
 from referee.rules.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn, RulesetError, StaleVersion
 from referee.rules.events import Role
@@ -21,7 +22,6 @@ from referee.rules.grid import Square
 from referee.rules.ruleset import load_ruleset, ruleset_from_dict
 from referee.rules.sea import Ship, check_fleet, random_sea, ships_from_text
 from referee.rules.shots import Volley
-from referee.rules_cli import rules_group, sea_group
 
 from ..battleship_helpers import (
     RULESET_IDS,

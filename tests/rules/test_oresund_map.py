@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from referee.maps_cli import RULES_PORTS, check_command
+from referee.cli.maps import RULES_PORTS, check_command
 from referee.rules.vestorsjo.hexes import Edge, Hex
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from referee import script_play
 from referee.cli import main
+from referee.cli import play as script_play
+from referee.cli.play import SetupError, create_action, map_name, play_text, read_map, ruleset_path
 from referee.rules import battleship, find_mode
 from referee.rules.events import Event
 from referee.rules.ruleset import read_toml
-from referee.script_play import SetupError, create_action, map_name, play_text, read_map, ruleset_path
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "play"
 SEA = "\n".join(["AAAAA.....", "BBBB......", "CCC.......", "DDD.......", "EE........", *[".........."] * 5])
@@ -342,14 +342,14 @@ def test_map_check_hands_the_path_to_maps_cli_and_exits_with_its_code(monkeypatc
         print(f"{path}: checked")
         return 3
 
-    monkeypatch.setitem(sys.modules, "referee.maps_cli", types.SimpleNamespace(check_command=check_command))
+    monkeypatch.setitem(sys.modules, "referee.cli.maps", types.SimpleNamespace(check_command=check_command))
     result = CliRunner().invoke(main, ["map", "check", "some/map.toml"])
     assert (result.exit_code, seen, result.stdout) == (3, ["some/map.toml"], "some/map.toml: checked\n")
 
 
 @pytest.mark.parametrize("content", ["[hexes\n", None])
 def test_map_check_of_a_bad_or_missing_file_is_one_clear_line(tmp_path: Path, content: str | None) -> None:
-    pytest.importorskip("referee.maps_cli")
+    pytest.importorskip("referee.cli.maps")
     path = tmp_path / "tiny.toml"
     if content is not None:
         path.write_text(content, encoding="utf-8")

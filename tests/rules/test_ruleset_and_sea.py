@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from referee.cli.rules import rules_group, sea_group
 from referee.rules.errors import MalformedAction, RulesetError
 from referee.rules.grid import Grid, Shape, Square
 from referee.rules.ruleset import load_ruleset, ruleset_from_dict
 from referee.rules.sea import Ship, check_fleet, random_sea, sea_to_text, ships_from_text
-from referee.rules_cli import rules_group, sea_group
 
 from ..airraid_helpers import RULESET_PATH, SEA_7, ruleset_data
 

@@ -24,9 +24,9 @@ from flask import Flask
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from referee.push import sockets as push_sockets
 from referee.rules import airraid
 from referee.rules.events import Role
-from referee.web import live
 from referee.web.extensions import socketio, store_of
 from referee.web.openapi import ACTIONS
 
@@ -193,7 +193,7 @@ def payloads(arena: Arena, who: str) -> st.SearchStrategy[Any]:
 @pytest.fixture
 def arena(app: Flask, monkeypatch: pytest.MonkeyPatch) -> Arena:
     # The fuzzer sends hundreds of events a second from one socket: the rate limit would answer them all.
-    monkeypatch.setattr(live, "RATE_BURST", 1e9)
+    monkeypatch.setattr(push_sockets, "RATE_BURST", 1e9)
     return airborne_arena(app)
 
 

@@ -44,9 +44,9 @@ from typing import Any
 
 from sqlalchemy import select
 
-from referee.models import EventRow, Snapshot
 from referee.rules import airraid
 from referee.store import Store, make_engine
+from referee.store.models import EventRow, Snapshot
 
 from ..live_server import Server
 

@@ -1,7 +1,7 @@
 """A real `referee serve` closes a websocket whose frame claims more than it takes, without waiting for it.
 
 gevent-websocket alone reads whatever length a frame claims before Engine.IO weighs the
-message: a client could make the server wait for, and then hold, a gigabyte (referee.web.frames).
+message: a client could make the server wait for, and then hold, a gigabyte (referee.realtime.frames).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import pytest
 from flask import Flask
 
 from referee import cli
-from referee.web.server import Buckets, Limits, Tally, client_address
+from referee.realtime.server import Buckets, Limits, Tally, client_address
 
 gunicorn_base = pytest.importorskip("gunicorn.app.base", reason="gunicorn is POSIX only")
 

@@ -32,8 +32,8 @@ import pytest
 from sqlalchemy import Engine, create_engine, insert, select, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from referee.models import EventRow, Game
 from referee.store import Store, StoreBusy, make_engine, migrate, retry_busy
+from referee.store.models import EventRow, Game
 
 from .test_store import CounterMode
 

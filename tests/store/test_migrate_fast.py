@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from referee import store
-from referee.store import _at_head, _head_revisions, make_engine, migrate
+from referee.store import engine as store
+from referee.store.engine import at_head, head_revisions, make_engine, migrate
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,7 +36,7 @@ def test_a_new_database_is_migrated_by_alembic_and_a_restart_skips_it(tmp_path: 
     engine = make_engine(url)
     with engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM games")).scalar_one() == 0
-    assert _at_head(engine)
+    assert at_head(engine)
     engine.dispose()
     assert not alembic_was_imported(url)
 
@@ -46,11 +46,11 @@ def test_an_older_stamp_is_not_taken_for_the_head(tmp_path: Path) -> None:
     migrate(engine)
     with engine.begin() as conn:
         conn.execute(text("UPDATE alembic_version SET version_num = 'older'"))
-    assert not _at_head(engine)
+    assert not at_head(engine)
 
 
 def test_an_empty_database_is_not_at_head(tmp_path: Path) -> None:
-    assert not _at_head(make_engine(f"sqlite:///{tmp_path / 'db.sqlite3'}"))
+    assert not at_head(make_engine(f"sqlite:///{tmp_path / 'db.sqlite3'}"))
 
 
 def write_versions(folder: Path, scripts: dict[str, str]) -> None:
@@ -69,14 +69,14 @@ def test_heads_follow_branches_and_merges(tmp_path: Path, monkeypatch: pytest.Mo
         },
     )
     monkeypatch.setattr(store, "MIGRATIONS_DIR", tmp_path)
-    assert _head_revisions() == {"b", "c"}
+    assert head_revisions() == {"b", "c"}
     (tmp_path / "versions" / "d.py").write_text(
         '"""Revision ID: d"""\nrevision = "d"\ndown_revision = ("b", "c")\n', encoding="utf-8"
     )
-    assert _head_revisions() == {"d"}
+    assert head_revisions() == {"d"}
 
 
 def test_a_script_it_cannot_read_means_let_alembic_decide(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_versions(tmp_path, {"a": 'revision = "a"\ndown_revision = None\n', "odd": "REVISION = make_id()\n"})
     monkeypatch.setattr(store, "MIGRATIONS_DIR", tmp_path)
-    assert _head_revisions() == set()
+    assert head_revisions() == set()

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, event, select
 
-from referee.models import Snapshot
 from referee.rules import airraid
 from referee.rules.errors import Msg
 from referee.store import MODES, Store, make_engine, migrate
+from referee.store.models import Snapshot
 from tests.airraid_helpers import PLAYERS, ruleset_data, ships_json
 
 made: list[Engine] = []  # the engines of the test running now

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from referee.sqlite_threads import OffloadedConnection
+from referee.store.sqlite_threads import OffloadedConnection
 
 
 class CountingRunner:

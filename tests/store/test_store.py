@@ -13,7 +13,6 @@ import pytest
 from sqlalchemy import Engine, inspect, select
 from sqlalchemy.exc import OperationalError
 
-from referee.models import EventRow, Game, Snapshot
 from referee.rules.errors import IllegalAction, MalformedAction
 from referee.store import (
     MODES,
@@ -26,6 +25,7 @@ from referee.store import (
     reading,
     retry_busy,
 )
+from referee.store.models import EventRow, Game, Snapshot
 
 # --- A tiny fake mode: a counter ------------------------------------------------------------
 
@@ -192,7 +192,7 @@ def test_models_match_migrations(engine: Engine) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from referee.models import Base
+    from referee.store.models import Base
 
     with engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
@@ -456,7 +456,7 @@ def test_an_action_that_cannot_take_the_write_lock_is_busy_and_writes_nothing(
     """An action's transaction runs on the driver's cursor: SQLite's "locked" is still the store's busy."""
     import sqlite3
 
-    import referee.store as store_module
+    import referee.store.log as store_module
 
     path = tmp_path / "busy.sqlite3"
     engine = make_engine(f"sqlite:///{path}")
@@ -508,7 +508,7 @@ def test_the_database_counts_every_revocation_whoever_makes_it(engine: Engine) -
     """Triggers count each token or phone revoked, by any process or by hand; nothing else moves the count."""
     from sqlalchemy import insert, update
 
-    from referee.models import Device, Revocations, Token
+    from referee.store.models import Device, Revocations, Token
 
     tokens, devices = Token.__table__, Device.__table__
 

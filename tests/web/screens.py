@@ -13,18 +13,20 @@ from typing import Any
 
 import pytest
 
+from referee.push import sockets as push_sockets
+from referee.push import views as push_view
 from referee.rules.events import Role
-from referee.web import changes, live
+from referee.web import changes
 from referee.web.extensions import socketio
 
 
 class Pushes:
-    """The views each push made, by version and room, recorded around live._push_views_now."""
+    """The views each push made, by version and room, recorded around push_view._push_views_now."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.made: dict[tuple[str, int], dict[tuple[Role, str], Any]] = {}
         self.kinds: list[str] = []
-        real_push, real_message, real_said = live._push_views_now, live._message, live._said_message
+        real_push, real_message, real_said = push_view._push_views_now, push_view._message, push_view._said_message
 
         def recording_push(game_id: str, state: Any, *args: Any, **kwargs: Any) -> Any:
             made = real_push(game_id, state, *args, **kwargs)
@@ -41,9 +43,9 @@ class Pushes:
             self.kinds.append(answer[0])
             return answer
 
-        monkeypatch.setattr(live, "_push_views_now", recording_push)
-        monkeypatch.setattr(live, "_message", recording_message)
-        monkeypatch.setattr(live, "_said_message", recording_said)
+        monkeypatch.setattr(push_view, "_push_views_now", recording_push)
+        monkeypatch.setattr(push_view, "_message", recording_message)
+        monkeypatch.setattr(push_view, "_said_message", recording_said)
 
 
 def strings(value: Any) -> set[str]:
@@ -74,7 +76,7 @@ class Screen:
     def room(self) -> tuple[Role, str]:
         """The (role, language) this socket listens as."""
         sid = socketio.server.manager.sid_from_eio_sid(self.sock.eio_sid, "/")
-        _game, role, lang = live._sockets[sid]
+        _game, role, lang = push_sockets.listening[sid]
         return role, lang
 
     def take(self, messages: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:

@@ -18,9 +18,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import Table, insert, select, text
 
-from referee.models import Game, Token
+from referee.push import clock as push_clock
 from referee.store import Store, make_engine, migrate
-from referee.web import live
+from referee.store.models import Game, Token
 from referee.web.extensions import db, engine_of, socketio
 
 from .test_battleship_web import FLEET_A, FLEET_B, act, create, ok, ships
@@ -185,11 +185,11 @@ def test_a_game_nobody_plays_expires_and_its_page_says_so(app: Flask, duel: dict
     ended_gid = create(ended, opponent="friend")["game"]
     ok(act(ended, ended_gid, {"type": "forfeit", "player": "A"}))
     now = time.time()
-    assert live.expire_idle_games(app, now=now + hours * 3600 - 60) == []
+    assert push_clock.expire_idle_games(app, now=now + hours * 3600 - 60) == []
     # `fresh` was touched just now (as seen from the future), the others long ago.
     with app.app_context(), db.engine.begin() as conn:
         conn.execute(games_t.update().where(games_t.c.id == fresh).values(updated_at=now + hours * 3600))
-    expired = live.expire_idle_games(app, now=now + hours * 3600 + 60)
+    expired = push_clock.expire_idle_games(app, now=now + hours * 3600 + 60)
     assert sorted(expired) == sorted([gid, over["game"]])
     with app.app_context():
         assert db.store.status_of(gid) == "abandoned"
@@ -234,9 +234,9 @@ def test_the_round_clock_never_loads_a_battleship_game(app: Flask, monkeypatch: 
     with app.app_context():
         assert all(db.store.load(g)[0].phase == "playing" for g in battleships)
     loaded.clear()
-    assert live.end_rounds_on_time(app, now=deadline - 1) == []
+    assert push_clock.end_rounds_on_time(app, now=deadline - 1) == []
     assert loaded == [], "the clock loaded games whose deadline is not due"
-    assert live.end_rounds_on_time(app, now=deadline + 0.1) == [game["id"]]
+    assert push_clock.end_rounds_on_time(app, now=deadline + 0.1) == [game["id"]]
     assert set(loaded) == {game["id"]}
     with app.app_context():
         assert all(db.store.status_of(g) == "playing" for g in battleships)

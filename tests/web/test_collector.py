@@ -1,6 +1,6 @@
 """The cycle collector stops every socket of the one event loop: events make no garbage for it,
-what exists is out of its sight (referee.web.server.collect_calmly), and it runs when nothing
-waits (referee.web.server.collect_when_quiet). An event's request
+what exists is out of its sight (referee.realtime.server.collect_calmly), and it runs when nothing
+waits (referee.realtime.server.collect_when_quiet). An event's request
 context is cheap: it matches a rule and opens no session."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from flask import Flask, request, session
 from flask.sessions import NullSession
 from gevent.threadpool import ThreadPool
 
-from referee.web import server
+from referee.realtime import server
 
 
 @pytest.mark.parametrize("upgrade", [{}, {"HTTP_UPGRADE": "websocket", "HTTP_CONNECTION": "Upgrade"}])
@@ -244,7 +244,23 @@ def test_a_server_is_deserted_once_no_websocket_is_open_and_no_request_came_for_
 def test_the_gevent_server_keeps_no_spawning_stacks() -> None:
     # Every socket event spawns a greenlet, each with ten frames of where it was spawned from
     # unless gevent is told not to: garbage for the collector that nothing here reads.
-    probe = "import referee.serve_gevent, gevent; print(gevent.config.track_greenlet_tree)"
+    probe = "import referee.cli.serve_gevent, gevent; print(gevent.config.track_greenlet_tree)"
     env = {k: v for k, v in os.environ.items() if k != "GEVENT_TRACK_GREENLET_TREE"}
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60, check=True)
     assert out.stdout.strip() == "False", out
+
+
+def test_a_call_in_the_pool_raises_its_error_in_the_caller_and_prints_no_traceback(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    monkeypatch.setattr(server, "_pool", ThreadPool(1))
+
+    def fails() -> None:
+        raise sqlite3.OperationalError("no such table: alembic_version")  # a fresh database's answer
+
+    with pytest.raises(sqlite3.OperationalError, match="alembic_version"):
+        server._in_pool(fails)
+    assert server._in_pool(lambda n: n + 1, 1) == 2
+    assert "Traceback" not in capfd.readouterr().err

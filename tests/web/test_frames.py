@@ -1,4 +1,4 @@
-"""A websocket reads its frames with C calls, and refuses one longer than the server takes (referee.web.frames).
+"""A websocket reads its frames with C calls, and refuses one longer than the server takes (referee.realtime.frames).
 
 Real parts: gevent-websocket's stream over one end of a socket pair; the test writes masked
 client frames into the other end, as a browser would.
@@ -20,8 +20,8 @@ from geventwebsocket.websocket import Stream  # type: ignore[import-untyped]
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.web import frames
-from referee.web.server import Limits
+from referee.realtime import frames
+from referee.realtime.server import Limits
 
 TEXT, BINARY, CONTINUATION, PING, PONG = 0x1, 0x2, 0x0, 0x9, 0xA
 

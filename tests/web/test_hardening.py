@@ -18,7 +18,8 @@ from flask.testing import FlaskClient
 from werkzeug.test import EnvironBuilder
 from werkzeug.wrappers import Response
 
-from referee.web import create_app, live, security
+from referee.push import sockets as push_sockets
+from referee.web import create_app, security
 from referee.web.auth import issue_server_referee_token, make_slip
 from referee.web.extensions import engine_of, socketio, store_of
 from referee.web.logs import REDACTED
@@ -234,8 +235,8 @@ def test_deep_socket_payloads_are_refused_before_parsing(
 
 def test_time_ping_goes_through_the_socket_rate_limit(sock: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A flood of clock pings is answered `rate_limited`, with a retry time, like any other event."""
-    monkeypatch.setattr(live, "RATE_BURST", 5.0)
-    monkeypatch.setattr(live, "RATE_PER_SECOND", 0.5)
+    monkeypatch.setattr(push_sockets, "RATE_BURST", 5.0)
+    monkeypatch.setattr(push_sockets, "RATE_PER_SECOND", 0.5)
     acks = [sock.emit("time_ping", {"t0": 1}, callback=True) for _ in range(10)]
     assert all("server_time" in a for a in acks[:5]), acks
     limited = [a for a in acks if a.get("error") == "rate_limited"]

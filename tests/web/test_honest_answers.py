@@ -14,7 +14,7 @@ from flask import Flask
 from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
 
-from referee.web import live
+from referee.push import views as push_view
 from referee.web.extensions import socketio, store_of
 from tests.airraid_helpers import ships_json
 from tests.web.test_games_web import act, game  # noqa: F401  (the fixture)
@@ -98,7 +98,7 @@ def test_an_entry_whose_push_fails_is_still_acknowledged_as_stored(
     def broken(*_args: Any, **_kwargs: Any) -> Any:
         raise RuntimeError("the push broke")
 
-    monkeypatch.setattr(live, "_push_views_now", broken)
+    monkeypatch.setattr(push_view, "_push_views_now", broken)
     before = _version(game)
     phone = socketio.test_client(app, flask_test_client=game["A"])
     try:

@@ -13,6 +13,9 @@ import pytest
 from flask import Flask
 from flask_babel import force_locale  # type: ignore[import-untyped]
 
+from referee.push import clock as push_clock
+from referee.push import sockets as push_sockets
+from referee.push import views as push_view
 from referee.rules import airraid
 from referee.rules.events import PUBLIC, Role
 from referee.web import changes, live
@@ -64,13 +67,13 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
     made: list[tuple[str, str]] = []
     real_view_of = games_module.view_of
-    real_translate = live.Made.__getitem__
+    real_translate = push_view.Made.__getitem__
 
     def counting_view_of(state: Any, role: str, game_id: str) -> dict[str, Any]:
         made.append((role, current_lang()))
         return real_view_of(state, role, game_id)
 
-    def counting_translate(self: live.Made, room: tuple[Role, str]) -> Any:
+    def counting_translate(self: push_view.Made, room: tuple[Role, str]) -> Any:
         # A push makes a role's view once, before translation, and translates it for a room
         # only when that room is sent the whole view.
         if room not in self.rooms:
@@ -78,7 +81,7 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
         return real_translate(self, room)
 
     monkeypatch.setattr(games_module, "view_of", counting_view_of)
-    monkeypatch.setattr(live.Made, "__getitem__", counting_translate)
+    monkeypatch.setattr(push_view.Made, "__getitem__", counting_translate)
     return made
 
 
@@ -205,7 +208,9 @@ def test_a_room_nobody_listened_in_holds_what_its_first_socket_was_given(
     referee = found["referee:cs"].sock
     referee.emit("action", {"game": arena.gid, "client_id": "w0", "action": {"type": "pause_timer"}}, callback=True)
     found["public:en"].sock.disconnect()
-    assert (PUBLIC, "en") not in live._rooms[arena.gid] and (PUBLIC, "cs") not in live._rooms[arena.gid]
+    assert (PUBLIC, "en") not in push_sockets.rooms_here[arena.gid] and (PUBLIC, "cs") not in push_sockets.rooms_here[
+        arena.gid
+    ]
     referee.emit("action", {"game": arena.gid, "client_id": "w1", "action": {"type": "resume_timer"}}, callback=True)
     # The public room had no socket at that push, so its view then was not made: the late
     # screen's resync gives it, and the room holds it from then on.
@@ -236,18 +241,18 @@ def test_a_room_whose_screen_was_answered_a_state_not_pushed_yet_gets_its_whole_
 
 
 def test_a_change_set_no_smaller_than_the_view_is_sent_as_the_view(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(live, "SMALL_CHANGE", 0)
+    monkeypatch.setattr(push_view, "SMALL_CHANGE", 0)
     held = (4, {"a": 1, "b": None}, None)
-    event, message, size = live._message(held, 5, {"c": [1, 2]}, since=4, queued=False)
+    event, message, size = push_view._message(held, 5, {"c": [1, 2]}, since=4, queued=False)
     assert event == "view" and message == {"seq": 5, "view": {"c": [1, 2]}} and size == len('{"c":[1,2]}')
-    event, message, _size = live._message(held, 5, {"a": 1, "b": None, "c": 2}, since=4, queued=False)
+    event, message, _size = push_view._message(held, 5, {"a": 1, "b": None, "c": 2}, since=4, queued=False)
     assert event == "changes" and message == {"from": 4, "seq": 5, "changes": {"c": 2}}
     # A null value survives the change set: it is set, not taken for a removal.
     held = (4, {"a": 1, "b": None, "text": "long enough to be worth a change set"}, None)
-    event, message, _size = live._message(held, 5, {**held[1], "a": None}, since=4, queued=False)
+    event, message, _size = push_view._message(held, 5, {**held[1], "a": None}, since=4, queued=False)
     assert event == "changes" and message["changes"] == {"a": {"$set": None}}
     # Under half the view's size last weighed, a change set goes without weighing the view again.
-    event, message, size = live._message((4, {"a": 1}, 1000), 5, {"a": 2, "b": [3]}, since=4, queued=False)
+    event, message, size = push_view._message((4, {"a": 1}, 1000), 5, {"a": 2, "b": [3]}, since=4, queued=False)
     assert event == "changes" and size == 1000
 
 
@@ -267,7 +272,7 @@ def test_the_whole_view_goes_when_no_view_the_room_holds_is_known(
     held: Any, since: int | None, queued: bool, event: str
 ) -> None:
     held = held and (*held, None)
-    assert live._message(held, 5, {"a": 2}, since=since, queued=queued)[0] == event
+    assert push_view._message(held, 5, {"a": 2}, since=since, queued=queued)[0] == event
 
 
 def test_an_action_costs_one_write_transaction_and_no_token_or_name_read(
@@ -322,7 +327,7 @@ def test_an_action_costs_one_write_transaction_and_no_token_or_name_read(
 def test_the_referees_log_names_phones_from_memory_and_hears_of_a_rename(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from referee.models import Device
+    from referee.store.models import Device
     from referee.web import senders
     from referee.web.extensions import engine_of
 
@@ -429,15 +434,15 @@ def test_a_revoked_phone_cannot_act_before_its_socket_is_closed(app: Flask, monk
 def test_the_clock_closes_the_sockets_of_phones_revoked_by_another_process(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from referee.models import Device
+    from referee.store.models import Device
     from referee.web.extensions import engine_of
 
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
     team = found["team:A:en"].sock
-    assert live.disconnect_revoked(app) == 0 and team.is_connected()  # every phone in good standing
+    assert push_sockets.disconnect_revoked(app) == 0 and team.is_connected()  # every phone in good standing
     with engine_of(app).begin() as conn:  # revoked elsewhere: this process was not told
         conn.execute(Device.__table__.update().where(Device.__table__.c.id == arena.device_a).values(revoked_at=1.0))
-    assert live.disconnect_revoked(app) == 1
+    assert push_sockets.disconnect_revoked(app) == 1
     assert not team.is_connected() and found["team:B:cs"].sock.is_connected()
     # A phone's token revoked elsewhere (`referee tokens revoke`): its socket is closed, and counted, once.
     from referee.web.auth import TokenKind, list_tokens, revoke_token
@@ -445,9 +450,9 @@ def test_the_clock_closes_the_sockets_of_phones_revoked_by_another_process(
     others = [t for t in list_tokens(engine_of(app), kinds=(TokenKind.DEVICE,)) if t.game_id == arena.gid]
     for token in others:
         revoke_token(engine_of(app), token.id)
-    assert live.disconnect_revoked(app) == 1
+    assert push_sockets.disconnect_revoked(app) == 1
     assert not found["team:B:cs"].sock.is_connected() and found["referee:cs"].sock.is_connected()
-    assert live.disconnect_revoked(app) == 0
+    assert push_sockets.disconnect_revoked(app) == 0
 
 
 # The round clock's look: the soonest deadline and the revocations counted, in one statement.
@@ -475,24 +480,24 @@ def test_while_nothing_is_revoked_the_clocks_look_reads_one_number(app: Flask, m
     event.listen(engine_of(app), "before_cursor_execute", trace)
     try:
         # Sockets were noted since the last look (there was none): their tokens and phones are looked up.
-        assert live.disconnect_revoked(app) == 0
+        assert push_sockets.disconnect_revoked(app) == 0
         assert counts == [1] and any("JOIN tokens" in s for s in read), read
         counts.clear(), read.clear()
         # Nothing revoked, no socket noted since: the count alone, one statement.
-        assert live.disconnect_revoked(app) == 0
+        assert push_sockets.disconnect_revoked(app) == 0
         assert counts == [1] and [s for s in read if s != "BEGIN"] == [LOOK], read
         # A socket settles its role again (it may hold a token revoked before it was noted): looked up.
         team = found["team:A:en"].sock
         assert team.emit("resync", {"game": arena.gid, "seq": 0}, callback=True)["ok"]
         read.clear()
-        assert live.disconnect_revoked(app) == 0
+        assert push_sockets.disconnect_revoked(app) == 0
         assert any("JOIN tokens" in s for s in read), read
         read.clear()
-        assert live.disconnect_revoked(app) == 0 and [s for s in read if s != "BEGIN"] == [LOOK]
+        assert push_sockets.disconnect_revoked(app) == 0 and [s for s in read if s != "BEGIN"] == [LOOK]
         # A phone revoked by hand in a SQL shell moves the count (a trigger): found and cut off.
         with engine_of(app).begin() as conn:
             conn.exec_driver_sql("UPDATE devices SET revoked_at = 5.0 WHERE id = ?", (arena.device_a,))
-        assert live.disconnect_revoked(app) == 1
+        assert push_sockets.disconnect_revoked(app) == 1
     finally:
         event.remove(engine_of(app), "before_cursor_execute", trace)
     assert not team.is_connected() and found["team:B:cs"].sock.is_connected()
@@ -506,9 +511,9 @@ def test_the_running_clock_cuts_off_a_phone_revoked_by_hand_within_its_look(
     from referee.web.extensions import engine_of
 
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
-    monkeypatch.setattr(live, "REVOKED_EVERY", 0.2)
+    monkeypatch.setattr(push_clock, "REVOKED_EVERY", 0.2)
     stop = threading.Event()
-    live.start_round_clock(app, longest=0.2, stop=stop)
+    push_clock.start_round_clock(app, longest=0.2, stop=stop)
     try:
         time.sleep(0.5)  # a few looks, nothing revoked
         team = found["team:A:en"].sock
@@ -540,10 +545,10 @@ def test_a_referee_link_revoked_elsewhere_is_cut_off_by_the_clock_and_no_entry_r
         "action", {"game": arena.gid, "client_id": "v0", "action": {"type": "pause_timer"}}, callback=True
     )
     assert ack["ok"] and reads == [], "the role settled at resync acts, not read again per action"
-    assert live.disconnect_revoked(app) == 0 and referee.is_connected()  # every token in good standing
+    assert push_sockets.disconnect_revoked(app) == 0 and referee.is_connected()  # every token in good standing
     for token in list_tokens(engine_of(app), kinds=(TokenKind.REFEREE,)):
         revoke_token(engine_of(app), token.id)  # as `referee tokens revoke` does, from another process
-    assert live.disconnect_revoked(app) == 1
+    assert push_sockets.disconnect_revoked(app) == 1
     assert not referee.is_connected() and team.is_connected()
     with app.app_context():
         before = store_of(app).load(arena.gid)[1]
@@ -580,17 +585,17 @@ def test_the_clock_marks_the_tokens_of_sockets_that_acted_as_seen_once_a_minute(
 
     before = seen()
     later = time.time() + 10 * TOUCH_EVERY
-    assert live.mark_seen(app, later) == 0, "no socket acted: nothing to mark"
+    assert push_sockets.mark_seen(app, later) == 0, "no socket acted: nothing to mark"
     act(1)
-    assert live.mark_seen(app, later) == 1
+    assert push_sockets.mark_seen(app, later) == 1
     after = seen()
     changed = [t for t in after if after[t] != before[t]]
     assert len(changed) == 1 and after[changed[0]] == pytest.approx(later)
     act(2)
-    assert live.mark_seen(app, later + 1.0) == 0, "at most once a minute per token"
-    assert live.mark_seen(app, later + TOUCH_EVERY) == 0, "nothing acted since"
+    assert push_sockets.mark_seen(app, later + 1.0) == 0, "at most once a minute per token"
+    assert push_sockets.mark_seen(app, later + TOUCH_EVERY) == 0, "nothing acted since"
     act(3)
-    assert live.mark_seen(app, later + TOUCH_EVERY) == 1
+    assert push_sockets.mark_seen(app, later + TOUCH_EVERY) == 1
 
 
 def test_a_socket_gone_while_its_resync_reads_its_role_is_not_left_behind(
@@ -600,7 +605,7 @@ def test_a_socket_gone_while_its_resync_reads_its_role_is_not_left_behind(
     # then show as connected forever, nor its room be served views nobody reads.
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
     found["team:A:en"].sock.disconnect()
-    assert arena.device_a not in live.connected_devices()
+    assert arena.device_a not in push_sockets.connected_devices()
     late = socketio.test_client(app, flask_test_client=arena.team_a)
     real_role_of = games_module.role_of
 
@@ -612,8 +617,8 @@ def test_a_socket_gone_while_its_resync_reads_its_role_is_not_left_behind(
     monkeypatch.setattr(games_module, "role_of", role_then_gone)
     late.emit("resync", {"game": arena.gid})
     assert not late.is_connected()
-    assert arena.device_a not in live.connected_devices()
-    assert all(room[0] != Role("team", "A") for room in live._rooms.get(arena.gid, {}))
+    assert arena.device_a not in push_sockets.connected_devices()
+    assert all(room[0] != Role("team", "A") for room in push_sockets.rooms_here.get(arena.gid, {}))
 
 
 @contextmanager
@@ -687,23 +692,25 @@ def test_a_phone_that_connects_again_finds_its_device_without_a_read(
         ack = again.emit("resync", {"game": arena.gid}, callback=True)
         assert ack["ok"] and ack["view"]["role"] == "team:A", ack
         assert looked == []
-        assert arena.device_a in live.connected_devices()
+        assert arena.device_a in push_sockets.connected_devices()
         # Revoked, the phone's token is no token: no device, kept or not, and no team.
         assert arena.referee.delete(f"/api/games/{arena.gid}/devices/{arena.device_a}").status_code == 200
         third = socketio.test_client(app, flask_test_client=arena.team_a)
         ack = third.emit("resync", {"game": arena.gid}, callback=True)
         assert ack["ok"] and ack["view"]["role"] == "public", ack
-        assert arena.device_a not in live.connected_devices()
+        assert arena.device_a not in push_sockets.connected_devices()
 
 
 def test_an_entry_is_running_while_it_acts_and_pushes_and_not_after(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The cycle collector waits for no entry to be running (referee.web.server.collect_when_quiet).
+    # The cycle collector waits for no entry to be running (referee.realtime.server.collect_when_quiet).
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
     seen: list[bool] = []
-    real_push = live.push_views
-    monkeypatch.setattr(live, "push_views", lambda *a, **k: seen.append(live.entries_running()) or real_push(*a, **k))
+    real_push = push_view.push_views
+    monkeypatch.setattr(
+        push_view, "push_views", lambda *a, **k: seen.append(live.entries_running()) or real_push(*a, **k)
+    )
     assert not live.entries_running()
     ack = found["referee:cs"].sock.emit(
         "action", {"game": arena.gid, "client_id": "r0", "action": {"type": "pause_timer"}}, callback=True
@@ -920,7 +927,7 @@ def test_say_all_translates_as_before(app: Flask, lang: str) -> None:
 def test_outgoing_packets_skip_the_binary_search(app: Flask) -> None:
     """The server's packets do not walk views for bytes (a fifth of a report's CPU); JSON still flows."""
     from referee.web.extensions import socketio as sio
-    from referee.web.realtime import TextPacket
+    from referee.web.socketio_app import TextPacket
 
     assert sio.server.packet_class is TextPacket
     big_view = {"rows": [{"n": i, "cells": list(range(20))} for i in range(50)]}
@@ -933,10 +940,10 @@ def test_a_change_set_goes_out_as_the_text_it_was_weighed_as(app: Flask, monkeyp
     """A push's change set is encoded once: its packet holds that text, the same JSON a packet would make."""
     from socketio import packet as sio_packet  # type: ignore[import-untyped]
 
-    from referee.web.realtime import TextPacket
+    from referee.web.socketio_app import TextPacket
 
     change = {"round": {"left": 61.5, "note": 'Přestávka \u2028 "quoted"'}, "log": {"$list": [[0, 1, []]]}}
-    event, message, _size = live._weighed(change, 7, 8, None, dict)
+    event, message, _size = push_view._weighed(change, 7, 8, None, dict)
     assert event == "changes" and isinstance(message, changes.Encoded)
     assert message == {"from": 7, "seq": 8, "changes": change}
     ours = TextPacket(sio_packet.EVENT, data=["changes", message]).encode()

@@ -385,7 +385,7 @@ def test_the_same_report_sent_twice_at_once_is_taken_once(stores: Callable[[], S
 def test_screens_end_on_the_newest_view_when_two_reports_race(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Both pilots report at once: the first entry's push is late, after the second's. Every screen must
     still end on the newest view (conn.js shows whatever view came last), not the older one."""
-    from referee.web import live
+    from referee.push import views as push_view
     from referee.web.extensions import socketio, store_of
 
     from ..fuzz_helpers import airborne_arena
@@ -403,7 +403,7 @@ def test_screens_end_on_the_newest_view_when_two_reports_race(app: Any, monkeypa
         start = store_of(app).load(arena.gid)[1]
 
     first_stored, second_pushed = threading.Event(), threading.Event()
-    push = live.push_views
+    push = push_view.push_views
 
     def late_first_push(game_id: str, state: Any, **kwargs: Any) -> Any:
         if state.version == start + 1:  # Ann's report is stored; its push is overtaken by Bob's
@@ -414,7 +414,7 @@ def test_screens_end_on_the_newest_view_when_two_reports_race(app: Any, monkeypa
             second_pushed.set()
         return made
 
-    monkeypatch.setattr(live, "push_views", late_first_push)
+    monkeypatch.setattr(push_view, "push_views", late_first_push)
     answers: dict[str, Any] = {}
 
     def report(pilot: str) -> None:

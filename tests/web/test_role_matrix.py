@@ -22,7 +22,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
-from referee.models import Device, EventRow, Game, Token
+from referee.store.models import Device, EventRow, Game, Token
 from referee.web.extensions import db, engine_of, socketio
 
 from ..airraid_helpers import SEA_7, ships_json

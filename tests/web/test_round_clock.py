@@ -8,8 +8,8 @@ from typing import Any
 
 from flask import Flask
 
+from referee.push import clock as push_clock
 from referee.store import Look
-from referee.web import live
 from referee.web.extensions import store_of
 
 from .test_games_web import act, create, join, play_to_airborne, referee_client
@@ -27,7 +27,7 @@ def airborne_game(app: Flask, referee: Any) -> str:
 def run_clock(app: Flask, seconds: float) -> None:
     """Start the clock on a background thread (as `referee serve` does), let it run a while, stop it."""
     stop = threading.Event()
-    live.start_round_clock(app, stop=stop)
+    push_clock.start_round_clock(app, stop=stop)
     time.sleep(seconds)
     stop.set()
     store_of(app).deadlines_moved.set()
@@ -42,7 +42,7 @@ def test_the_clock_sleeps_while_no_deadline_is_near(app: Flask, monkeypatch: Any
     ticks = []
     real_look = store.look
     monkeypatch.setattr(store, "look", lambda: looks.append(1) or real_look())
-    monkeypatch.setattr(live, "end_rounds_on_time", lambda _app, now=None: ticks.append(now) or [])
+    monkeypatch.setattr(push_clock, "end_rounds_on_time", lambda _app, now=None: ticks.append(now) or [])
     run_clock(app, 3.0)
     # Three rounds in the air, five minutes to go: a look every two seconds (a ticking clock
     # looked twelve times in these three seconds).
@@ -60,7 +60,7 @@ def test_a_deadline_moved_near_wakes_the_clock_and_the_round_ends(app: Flask) ->
     assert act(referee, gid, {**due, "throws": [{"hands": ["rock", "scissors"]}]}).status_code == 200
     store = store_of(app)
     ended = threading.Event()
-    real_tick = live.end_rounds_on_time
+    real_tick = push_clock.end_rounds_on_time
 
     def tick(the_app: Flask, now: float | None = None) -> list[str]:
         acted = real_tick(the_app, now)
@@ -68,10 +68,10 @@ def test_a_deadline_moved_near_wakes_the_clock_and_the_round_ends(app: Flask) ->
             ended.set()
         return acted
 
-    live.end_rounds_on_time = tick  # type: ignore[assignment]
+    push_clock.end_rounds_on_time = tick  # type: ignore[assignment]
     stop = threading.Event()
     try:
-        live.start_round_clock(app, longest=60.0, stop=stop)
+        push_clock.start_round_clock(app, longest=60.0, stop=stop)
         time.sleep(0.3)  # the clock is asleep now, for up to a minute
         # Half a second left: the write that moves the deadline wakes the clock, which then
         # sleeps just until 0:00 and ends the round.
@@ -81,7 +81,7 @@ def test_a_deadline_moved_near_wakes_the_clock_and_the_round_ends(app: Flask) ->
     finally:
         stop.set()
         store.deadlines_moved.set()
-        live.end_rounds_on_time = real_tick  # type: ignore[assignment]
+        push_clock.end_rounds_on_time = real_tick  # type: ignore[assignment]
     phase = referee.get(f"/api/games/{gid}/view").get_json()["round"]["phase"]
     assert phase != "airborne"
 
@@ -105,7 +105,7 @@ def test_only_a_deadline_sooner_than_the_clocks_wake_wakes_it(app: Flask) -> Non
 
 
 def test_a_deadline_stored_while_the_clock_looks_wakes_it(app: Flask, monkeypatch: Any) -> None:
-    monkeypatch.setattr(live, "REVOKED_EVERY", 60.0)  # nothing else wakes it within the test
+    monkeypatch.setattr(push_clock, "REVOKED_EVERY", 60.0)  # nothing else wakes it within the test
     referee = referee_client(app)
     gid = airborne_game(app, referee)
     due = next(a for a in referee.get(f"/api/games/{gid}/view").get_json()["legal"] if a["type"] == "report_dogfight")
@@ -127,7 +127,7 @@ def test_a_deadline_stored_while_the_clock_looks_wakes_it(app: Flask, monkeypatc
     store.look = look  # type: ignore[method-assign]
     stop = threading.Event()
     try:
-        live.start_round_clock(app, longest=60.0, stop=stop)
+        push_clock.start_round_clock(app, longest=60.0, stop=stop)
         assert looked.wait(5.0)
         deadline = time.time() + 10.0
         while time.time() < deadline:
@@ -142,7 +142,7 @@ def test_a_deadline_stored_while_the_clock_looks_wakes_it(app: Flask, monkeypatc
 
 
 def test_deadlines_stored_while_the_clock_looks_wake_it_only_if_sooner(app: Flask, monkeypatch: Any) -> None:
-    monkeypatch.setattr(live, "REVOKED_EVERY", 60.0)
+    monkeypatch.setattr(push_clock, "REVOKED_EVERY", 60.0)
     referee = referee_client(app)
     gid = airborne_game(app, referee)
     due = next(a for a in referee.get(f"/api/games/{gid}/view").get_json()["legal"] if a["type"] == "report_dogfight")
@@ -163,7 +163,7 @@ def test_deadlines_stored_while_the_clock_looks_wake_it_only_if_sooner(app: Flas
     store.look = look  # type: ignore[method-assign]
     stop = threading.Event()
     try:
-        live.start_round_clock(app, longest=60.0, stop=stop)
+        push_clock.start_round_clock(app, longest=60.0, stop=stop)
         time.sleep(1.5)
     finally:
         stop.set()

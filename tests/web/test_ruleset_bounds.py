@@ -19,13 +19,13 @@ import pytest
 from click.testing import CliRunner
 from flask import Flask
 
+from referee.cli.rules import rules_group, sea_group
 from referee.rules import placement
 from referee.rules.errors import RulesetError
 from referee.rules.grid import Grid, Shape
 from referee.rules.placement import UNDECIDED, UNPLACED, Budget, Undecided, fleet_fits, random_fleet
 from referee.rules.ruleset import BOUNDS as READER_BOUNDS
 from referee.rules.ruleset import FILE_LIMITS, limits, load_ruleset, parse_toml, ruleset_from_dict, toml_nesting
-from referee.rules_cli import rules_group, sea_group
 
 from ..airraid_helpers import PLAYERS, RULESET_PATH, ruleset_data
 from ..battleship_helpers import RULESETS_DIR, ruleset_path, ruleset_raw

@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 from sqlalchemy import update
 
 from referee.cli import main
-from referee.models import Token
+from referee.store.models import Token
 from referee.web.auth import TokenKind, find_token, hash_token, issue_server_referee_token, list_tokens
 from referee.web.extensions import engine_of
 

@@ -15,9 +15,9 @@ from flask.testing import FlaskClient
 from markupsafe import escape
 from sqlalchemy import Table
 
-from referee.models import Game
+from referee.push import clock as push_clock
 from referee.rules.vestorsjo import moves
-from referee.web import live
+from referee.store.models import Game
 from referee.web.extensions import db
 
 from .test_games_web import join
@@ -68,11 +68,11 @@ def test_a_vestorsjo_game_nobody_plays_expires_and_its_pages_say_so(app: Flask) 
     assert act(ended_by, ended, {"type": "surrender", "side": "scania"}).status_code == 200
     assert act(player, idle, {"type": "move", "piece": "scania.corvette-1", "to": "O19"}).status_code == 200
     now = time.time()
-    assert live.expire_idle_games(app, now=now + hours * 3600 - 60) == []
+    assert push_clock.expire_idle_games(app, now=now + hours * 3600 - 60) == []
     # `fresh` was touched just now (as seen from the future), the others long ago.
     with app.app_context(), db.engine.begin() as conn:
         conn.execute(games_t.update().where(games_t.c.id == fresh).values(updated_at=now + hours * 3600))
-    expired = live.expire_idle_games(app, now=now + hours * 3600 + 60)
+    expired = push_clock.expire_idle_games(app, now=now + hours * 3600 + 60)
     assert sorted(expired) == sorted([idle, duel["game"]])
     with app.app_context():
         assert db.store.status_of(idle) == "abandoned" and db.store.status_of(duel["game"]) == "abandoned"

@@ -13,8 +13,8 @@ from flask import Flask, jsonify
 from flask.testing import FlaskClient
 from sqlalchemy import inspect, select
 
-from referee.models import Device, Token
 from referee.store import MODES, Store
+from referee.store.models import Device, Token
 from referee.web import create_app
 from referee.web.auth import (
     Access,
@@ -35,7 +35,7 @@ from referee.web.auth import (
     revoke_token,
 )
 from referee.web.extensions import engine_of, socketio, store_of
-from referee.web.realtime import same_origin_checker
+from referee.web.socketio_app import same_origin_checker
 from tests.store.test_store import CounterMode
 
 # --- App factory and config ------------------------------------------------------------------

@@ -17,9 +17,11 @@ from flask import Flask, Request, abort, request
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from socketio import packet as sio_packet  # type: ignore[import-untyped]
 
+from referee.push.clock import resend_views
+from referee.push.sockets import rate_limited
+from referee.realtime import hooks_on
 from referee.web.changes import Encoded, compact
 from referee.web.extensions import MALFORMED_EVENT, socketio
-from referee.web.live import rate_limited, resend_views
 from referee.web.security import bounded_loads
 
 
@@ -199,23 +201,25 @@ def init_app(app: Flask) -> None:
     """Bind Socket.IO: its async mode, optional Redis queue, same-origin CORS, small buffers.
 
     The mode is threading unless SOCKETIO_ASYNC_MODE says otherwise: `referee serve` sets "gevent"
-    in a process referee/serve_gevent.py has patched (the tests' in-process app stays threading).
+    in a process referee/cli/serve_gevent.py has patched (the tests' in-process app stays threading).
     """
     # Flask-SocketIO keeps the options of an earlier init_app, a message queue's client
     # manager among them; a second app (tests, the CLI) must not inherit another's queue.
     socketio.server_options.pop("client_manager", None)
     socketio.server_options.pop("message_queue", None)
     queue_url = app.config.get("REDIS_URL") or None
-    # No queue: every socket is this process's, in Socket.IO's own in-memory manager.
+    # No queue: every socket is this process's, in Socket.IO's own in-memory manager. A Redis
+    # queue: python-socketio's own, or ours where it fits (referee.realtime.queue).
     queue: dict[str, Any] = {"message_queue": queue_url}
-    if queue_url and queue_url.startswith(("redis://", "rediss://")):
-        from referee.web.queue import RedisQueue
+    if queue_url and queue_url.startswith(("redis://", "rediss://")) and hooks_on():
+        from referee.realtime import queue as redis_queue
 
         def resend() -> None:
             resend_views(app)
 
-        # Our manager: it resubscribes within seconds after a Redis restart, then resends views.
-        queue = {"client_manager": RedisQueue(queue_url, on_resubscribed=resend)}
+        if redis_queue.fits():
+            # Ours resubscribes within seconds after a Redis restart, then resends views.
+            queue = {"client_manager": redis_queue.RedisQueue(queue_url, on_resubscribed=resend)}
     socketio.init_app(
         app,
         async_mode=app.config.get("SOCKETIO_ASYNC_MODE") or "threading",

@@ -1,6 +1,6 @@
 """`referee serve` under gevent: the standard library is patched here, before anything imports it.
 
-`referee serve` (referee.cli) re-executes itself as `python -m referee.serve_gevent`: by the time
+`referee serve` (referee.cli) re-executes itself as `python -m referee.cli.serve_gevent`: by the time
 a click command runs, threading, socket and ssl have long been imported, and patching them then
 leaves locks and sockets made before the patch blocking the whole process. The arguments come in
 the environment (`_REFEREE_SERVE_ARGS`, JSON), not on the command line, where `ps` would show a

@@ -16,11 +16,32 @@ server takes (SOCKETIO_MAX_HTTP_BUFFER_SIZE) closes the socket before its payloa
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from geventwebsocket.exceptions import ProtocolError, WebSocketError  # type: ignore[import-untyped]
 from geventwebsocket.websocket import Header  # type: ignore[import-untyped]
 from geventwebsocket.websocket import WebSocket as _WebSocket
+
+from referee.realtime import hooks_on
+
+log = logging.getLogger(__name__)
+
+# What WebSocket reads and overrides of gevent-websocket's (public names, but its inner workings).
+INNER = ("read_frame", "raw_read", "read_message", "handler", "stream")
+
+
+def fits() -> bool:
+    """Tell whether this gevent-websocket's WebSocket has what ours overrides and reads; warn once if not.
+
+    Without ours a frame is read as gevent-websocket reads it: slower, and with no size cap
+    before its payload is read (Engine.IO still refuses the message after).
+    """
+    missing = [name for name in INNER if not hasattr(_WebSocket, name)]
+    if missing:
+        log.warning("gevent-websocket's WebSocket has no %s: frames are read its own way", ", ".join(missing))
+    return not missing
+
 
 MESSAGE_TOO_BIG = 1009  # RFC 6455: "a message that is too big for it to process"
 MAX_MESSAGE = 65536  # bytes, on a server without limits of its own (config: SOCKETIO_MAX_HTTP_BUFFER_SIZE)
@@ -109,3 +130,7 @@ class WebSocket(_WebSocket):  # type: ignore[misc]
         except MessageTooBig:
             self.close(MESSAGE_TOO_BIG)
             return None
+
+
+USED = hooks_on() and fits()
+"""Whether websockets read their frames here (checked once, when `referee serve` imports this)."""

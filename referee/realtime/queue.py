@@ -7,7 +7,7 @@ python-socketio's RedisManager already keeps listening after Redis goes away, bu
   published while the queue was down is lost to the other processes, and nobody knows.
   Here redis-py does not retry on its own; every lost subscription goes through our loop, and
   after each new subscription `on_resubscribed` runs, so the app can resend fresh views to the
-  sockets of this process (see referee.web.live.resend_views);
+  sockets of this process (see referee.push.clock.resend_views);
 - without a connect timeout a publish to an unreachable host would hold the entry's request for
   minutes: here a connect gives up after 2 s.
 """
@@ -22,6 +22,21 @@ from typing import Any
 import socketio  # type: ignore[import-untyped]
 
 log = logging.getLogger(__name__)
+
+# What RedisQueue overrides or calls of python-socketio's RedisManager (all private).
+PRIVATE = ("_publish", "_redis_listen_with_retries", "_redis_connect")
+
+
+def fits() -> bool:
+    """Tell whether this python-socketio has what RedisQueue overrides; warn once if not (the stock manager is used)."""
+    missing = [name for name in PRIVATE if not callable(getattr(socketio.RedisManager, name, None))]
+    if missing:
+        log.warning(
+            "python-socketio's RedisManager has no %s: using its stock queue (a Redis restart may leave "
+            "screens on other processes without views for up to a minute)",
+            ", ".join(missing),
+        )
+    return not missing
 
 
 class RedisQueue(socketio.RedisManager):  # type: ignore[misc]

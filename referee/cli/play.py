@@ -29,7 +29,6 @@ from typing import Any, TextIO
 
 from sqlalchemy.pool import QueuePool
 
-from referee.models import Game
 from referee.play import Play
 from referee.resources import resource_path
 from referee.rules import MODES, find_mode
@@ -37,6 +36,7 @@ from referee.rules.errors import MalformedAction, RulesError, RulesetError
 from referee.rules.events import REFEREE, Role, encode
 from referee.rules.ruleset import read_toml, ruleset_from_dict
 from referee.store import Store, make_engine
+from referee.store.models import Game
 
 GAME_ID = "play-script"
 """The id the scripted game gets (no event names it, so any fixed id keeps the output alike)."""

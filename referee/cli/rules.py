@@ -8,11 +8,11 @@ from pathlib import Path
 
 import click
 
-from .rules.battleship import BattleshipRuleset
-from .rules.errors import MalformedAction, RulesetError
-from .rules.placement import Impossible
-from .rules.ruleset import LIMITS_PATH, Ruleset, limits, load_ruleset
-from .rules.sea import random_sea, sea_to_text, ships_from_text
+from referee.rules.battleship import BattleshipRuleset
+from referee.rules.errors import MalformedAction, RulesetError
+from referee.rules.placement import Impossible
+from referee.rules.ruleset import LIMITS_PATH, Ruleset, limits, load_ruleset
+from referee.rules.sea import random_sea, sea_to_text, ships_from_text
 
 
 def _load(path: str) -> Ruleset:

@@ -1,4 +1,4 @@
-"""Database tables: typed SQLAlchemy 2 models (the schema itself lives in referee/migrations)."""
+"""Database tables: typed SQLAlchemy 2 models (the schema itself lives in referee/store/migrations)."""
 
 from __future__ import annotations
 

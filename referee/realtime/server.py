@@ -15,7 +15,7 @@ Flask-SocketIO's gevent mode wants) an idle socket is a greenlet and ~50 kB, and
   app. Each is cheap, but a phone sending hundreds a second kept the event loop busy for everyone;
 - a request line and headers must arrive within HEADER_TIMEOUT seconds of the connection (or
   of the previous response on a keep-alive connection), else 408 and the connection is closed;
-- sqlite3's calls run in a thread pool (referee.sqlite_threads): a commit's fsync or a wait for
+- sqlite3's calls run in a thread pool (referee.store.sqlite_threads): a commit's fsync or a wait for
   SQLite's write lock no longer stops every greenlet. PostgreSQL (psycopg 3 waits through the
   patched `select` when it sees gevent) and Redis (redis-py on patched sockets) are cooperative.
 
@@ -25,7 +25,7 @@ X-Forwarded-For, and so do the websocket caps; the connection cap is then nginx'
 (`limit_conn`), since every connection comes from nginx.
 
 The standard library must be monkey-patched before anything imports it: `referee serve`
-re-executes itself through referee/serve_gevent.py for that (see referee.cli).
+re-executes itself through referee/cli/serve_gevent.py for that (see referee.cli).
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ from werkzeug.http import parse_list_header
 
 from referee import offload
 from referee.log_config import ACCESS, SERVER_ERRORS
+from referee.realtime import frames, hooks_on
 from referee.store import SQLITE_MAX_CONNECTIONS, run_sqlite_calls_in
-from referee.web import frames
 from referee.web.logs import RedactSecrets
 
 try:
@@ -249,13 +249,6 @@ class Handler(WebSocketHandler):  # type: ignore[misc]
             raise BodyFarTooLarge(self.content_length)
         return parsed
 
-    def _handle_client_error(self, ex: BaseException) -> Any:
-        """pywsgi's hook for a request it could not read: a far too large body is a 413, unread, and the end."""
-        if isinstance(ex, BodyFarTooLarge):
-            self.close_connection = True
-            return ("413", BODY_FAR_TOO_LARGE)
-        return super()._handle_client_error(ex)
-
     def start_response(self, status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
         """Say `Connection: close` when the connection will close (pywsgi does not, on HTTP/1.1).
 
@@ -307,7 +300,7 @@ class Handler(WebSocketHandler):  # type: ignore[misc]
         """Answer the handshake; the websocket then reads its frames as `frames.WebSocket` does."""
         answer = super().upgrade_websocket()
         ws = getattr(self, "websocket", None)  # none when this request is not a handshake
-        if ws is not None and type(ws) is _WebSocket:
+        if ws is not None and type(ws) is _WebSocket and frames.USED:
             ws.__class__ = frames.WebSocket  # made by gevent-websocket's handler: only its reading changes
         return answer
 
@@ -332,6 +325,34 @@ class Handler(WebSocketHandler):  # type: ignore[misc]
             ],
         )
         self.write(TOO_MANY_SOCKETS_BODY)
+
+
+class HandlerAnswering413(Handler):
+    """Handler, and a far too large body answered 413 through pywsgi's private hook for requests it could not read.
+
+    Without the hook (another gevent, or REFEREE_LIBRARY_HOOKS=0) pywsgi answers such a request
+    400 itself: refused unread all the same.
+    """
+
+    def _handle_client_error(self, ex: BaseException) -> Any:
+        """A far too large body is a 413, unread, and the end; anything else as pywsgi answers it."""
+        if isinstance(ex, BodyFarTooLarge):
+            self.close_connection = True
+            return ("413", BODY_FAR_TOO_LARGE)
+        return super()._handle_client_error(ex)
+
+
+def fits() -> bool:
+    """Tell whether this gevent has the private hook HandlerAnswering413 overrides; warn once if not."""
+    if callable(getattr(WSGIHandler, "_handle_client_error", None)):
+        return True
+    log.warning("gevent's WSGIHandler has no _handle_client_error: a far too large body is answered 400, not 413")
+    return False
+
+
+def handler_class() -> type[Handler]:
+    """The handler `referee serve` uses: with the private hook where it fits and hooks are on."""
+    return HandlerAnswering413 if hooks_on() and fits() else Handler
 
 
 class Server(WSGIServer):  # type: ignore[misc]
@@ -409,9 +430,24 @@ _pool: ThreadPool | None = None
 
 
 def _in_pool(fn: Callable[..., T], *args: Any) -> T:
-    """Run a blocking call in a real thread of `_pool`; the calling greenlet waits, the loop goes on."""
+    """Run a blocking call in a real thread of `_pool`; the calling greenlet waits, the loop goes on.
+
+    Its error comes back as a value and is raised here: gevent's pool would print the traceback
+    of every error a call raises, and sqlite3 raises some that are answers (a fresh database has
+    no `alembic_version` yet; a locked one is tried again).
+    """
     assert _pool is not None
-    return cast(T, _pool.apply(fn, args))
+    ok, value = _pool.apply(_caught, (fn, args))
+    if ok:
+        return cast(T, value)
+    raise value
+
+
+def _caught(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[bool, Any]:
+    try:
+        return True, fn(*args)
+    except BaseException as exc:  # noqa: BLE001 - raised again in the caller, as it is
+        return False, exc
 
 
 def prepare() -> None:
@@ -452,6 +488,7 @@ def serve(
 ) -> None:
     """Serve on a bound, listening socket until killed; `busy` tells when an entry is running (no collection then)."""
     server = Server(listener, application, limits, access_log=access_log)
+    server.handler_class = handler_class()
     host, port = listener.getsockname()[:2]
     log.info(
         "serving on %s:%d with gevent (%d websockets and %d connections per address, headers within %g s)",

@@ -5,7 +5,7 @@ nothing of gevent: while a statement waits for SQLite's write lock (busy_timeout
 a commit fsyncs (`synchronous=FULL`), no greenlet runs, and every page and socket of the server
 waits. Worse, the greenlet holding the lock cannot finish while another one waits for it in C:
 the hub stays frozen until the busy timeout. `OffloadedConnection` hands those calls to a runner
-(referee.web.server: gevent's thread pool, which the calling greenlet waits on cooperatively);
+(referee.realtime.server: gevent's thread pool, which the calling greenlet waits on cooperatively);
 everything else (attributes, fetching rows already stepped to) stays on the caller's thread.
 
 Inside a write transaction (after `BEGIN IMMEDIATE` returned) the statements run on the caller's

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from alembic import context
 
-from referee.models import Base
 from referee.store import make_engine
+from referee.store.models import Base
 
 config = context.config
 target_metadata = Base.metadata

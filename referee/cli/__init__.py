@@ -17,9 +17,9 @@ import click
 from flask import Flask
 
 if TYPE_CHECKING:
-    from referee.web.server import Limits
+    from referee.realtime.server import Limits
 
-# `referee serve --server gevent` re-executes itself through referee/serve_gevent.py, which
+# `referee serve --server gevent` re-executes itself through referee/cli/serve_gevent.py, which
 # patches the standard library first; its arguments travel in this variable (see that module).
 SERVE_ARGS_VARIABLE = "_REFEREE_SERVE_ARGS"
 
@@ -100,7 +100,7 @@ def _make_app(
     """Create the app (which migrates the database) with the CLI's overrides; a user's mistake is one line.
 
     The round clock is not started here: the server starts it in the process that serves.
-    `async_mode` is Socket.IO's: "gevent" only in a process patched by referee/serve_gevent.py.
+    `async_mode` is Socket.IO's: "gevent" only in a process patched by referee/cli/serve_gevent.py.
     Only `serve` makes an instance folder (`must_exist=False`): the other commands would make a new,
     empty one for a mistyped path and print a link no server knows.
     """
@@ -213,7 +213,7 @@ class _Commands(click.Group):
     re-executes: loaded eagerly, every start paid it twice (Click's "lazily loading subcommands").
     """
 
-    LAZY: ClassVar[dict[str, str]] = {"rules": "rules_group", "sea": "sea_group"}  # in referee.rules_cli
+    LAZY: ClassVar[dict[str, str]] = {"rules": "rules_group", "sea": "sea_group"}  # in referee.cli.rules
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Every command's name, the lazy ones too."""
@@ -222,7 +222,7 @@ class _Commands(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """The command of that name, importing a lazy one now."""
         if cmd_name in self.LAZY:
-            from referee import rules_cli
+            from referee.cli import rules as rules_cli
 
             command: click.Command = getattr(rules_cli, self.LAZY[cmd_name])
             return command
@@ -255,7 +255,7 @@ def play_script(ruleset: str, actions: str, seed: int | None) -> None:
     RULESET is a ruleset file, or the name of one in config/rulesets/ (zeeslag). Exit 0 when every
     line was accepted or refused as its "expect" says, else 1. The file's form: docs/actions.md.
     """
-    from referee.script_play import play_file
+    from referee.cli.play import play_file
 
     sys.exit(play_file(ruleset, actions, seed=seed, out=sys.stdout, err=sys.stderr))
 
@@ -269,7 +269,7 @@ def map_group() -> None:
 @click.argument("file")
 def map_check(file: str) -> None:
     """Check a map file: exit 0 with a summary, or 1 with one line per problem."""
-    from referee.maps_cli import check_command
+    from referee.cli.maps import check_command
 
     sys.exit(check_command(file))
 
@@ -357,7 +357,7 @@ def serve(
         _reexec_under_gevent(args)
     limits = None
     if server == "gevent":
-        from referee.web import server as gevent_server
+        from referee.realtime import server as gevent_server
 
         gevent_server.prepare()  # before the app makes its engine
     new = not Path(folder).exists()
@@ -436,23 +436,23 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def _gevent_patched() -> bool:
-    """Tell whether this process's standard library is gevent's (referee/serve_gevent.py ran first)."""
+    """Tell whether this process's standard library is gevent's (referee/cli/serve_gevent.py ran first)."""
     monkey = sys.modules.get("gevent.monkey")
     return monkey is not None and bool(monkey.is_module_patched("socket"))
 
 
 def _reexec_under_gevent(args: list[str]) -> NoReturn:
-    """Run `referee <args>` again through referee/serve_gevent.py, which patches before any import.
+    """Run `referee <args>` again through referee/cli/serve_gevent.py, which patches before any import.
 
     `-P`: `-m` would put the working folder first on the path, so that, run from the project
     folder, the server imported the source tree (and kept its data in its `instance/`) while
     every other command used the installed package. The child imports what this process runs.
     """
     env = dict(os.environ, **{SERVE_ARGS_VARIABLE: json.dumps(args), "REFEREE_LOG_LEVEL": _log_level})
-    root = str(Path(__file__).resolve().parent.parent)  # the folder this `referee` package was imported from
+    root = str(Path(__file__).resolve().parents[2])  # the folder this `referee` package was imported from
     if not any(_same_folder(entry, root) for entry in sys.path[1:]):
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
-    command = [sys.executable, "-P", "-m", "referee.serve_gevent"]
+    command = [sys.executable, "-P", "-m", "referee.cli.serve_gevent"]
     sys.stdout.flush()
     sys.stderr.flush()
     if os.name == "posix":
@@ -580,9 +580,10 @@ def _gunicorn_available() -> bool:
 
 
 def _run_gevent(app: Flask, listener: socket.socket, limits: Limits, *, access_log: bool = False) -> None:
-    """Serve with gevent's WSGI server and gevent-websocket (referee.web.server)."""
-    from referee.web import server as gevent_server
-    from referee.web.live import entries_running, start_round_clock
+    """Serve with gevent's WSGI server and gevent-websocket (referee.realtime.server)."""
+    from referee.push.clock import start_round_clock
+    from referee.realtime import server as gevent_server
+    from referee.web.live import entries_running
 
     start_round_clock(app)
     gevent_server.serve(app, listener, limits, busy=entries_running, access_log=access_log)
@@ -590,8 +591,8 @@ def _run_gevent(app: Flask, listener: socket.socket, limits: Limits, *, access_l
 
 def _run_werkzeug(app: Flask, host: str, port: int) -> None:
     """Serve with Werkzeug's threaded server (one thread per connection; fine for a club)."""
+    from referee.push.clock import start_round_clock
     from referee.web.extensions import socketio
-    from referee.web.live import start_round_clock
 
     start_round_clock(app)
     socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, debug=False, use_reloader=False)
@@ -605,8 +606,8 @@ def _run_gunicorn(app: Flask, listener: socket.socket, threads: int, *, access_l
     """
     from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
+    from referee.push.clock import start_round_clock
     from referee.web.extensions import engine_of, socketio
-    from referee.web.live import start_round_clock
 
     bind = f"fd://{listener.fileno()}"  # the socket `serve` bound already
 
@@ -658,7 +659,3 @@ def _run_gunicorn(app: Flask, listener: socket.socket, threads: int, *, access_l
             return app
 
     Server().run()
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

@@ -18,9 +18,9 @@ from typing import Any
 
 import click
 
-from .rules.errors import MalformedAction
-from .rules.vestorsjo.board import map_problems
-from .rules.vestorsjo.hexes import Edge, Hex, Vertex
+from referee.rules.errors import MalformedAction
+from referee.rules.vestorsjo.board import map_problems
+from referee.rules.vestorsjo.hexes import Edge, Hex, Vertex
 
 Problem = tuple[str, str]  # (key, reason)
 
