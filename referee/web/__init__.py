@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
+import pkgutil
 import secrets
 import stat
 import tomllib
@@ -92,14 +94,14 @@ def create_app(
     app.register_blueprint(home.bp)
     app.jinja_env.globals["template_exists"] = _template_exists(app)
     app.jinja_env.loader = CompiledInAThread(app.jinja_env.loader or app.create_global_jinja_loader())
-    from referee.web import airraid, api, battleship, live, openapi, sheet, vestorsjo
+    from referee.web import api, live, modes, openapi
 
     app.register_blueprint(api.bp)
-
-    airraid.init_app(app)
-    sheet.init_app(app)
-    battleship.init_app(app)
-    vestorsjo.init_app(app)
+    # Each mode's web side, in its folder of web/modes/: a mode with pages brings its own.
+    for found in pkgutil.iter_modules(modes.__path__):
+        web_mode = importlib.import_module(f"{modes.__name__}.{found.name}")
+        if hasattr(web_mode, "init_app"):
+            web_mode.init_app(app)
     live.init_app(app)
     openapi.init_app(app)
     security.wrap_wsgi(app)  # last: around Socket.IO's middleware too

@@ -625,7 +625,7 @@ def build_spec() -> dict[str, Any]:
 
 
 def _battleship_paths(spec: APISpec, view: dict[str, Any]) -> None:
-    """The Battleship routes (referee/web/battleship.py); play goes through /api/games/{game_id}/actions."""
+    """The Battleship routes (referee/web/modes/battleship.py); play goes through /api/games/{game_id}/actions."""
     created = {"type": "object", "properties": {"game": {"type": "string"}, "links": {"type": "object"}}}
     new_game = {
         "type": "object",
@@ -704,7 +704,7 @@ def init_app(app: Flask) -> None:
 
 
 def _vestorsjo_paths(spec: APISpec) -> None:
-    """The Vestorsjø route (referee/web/vestorsjo.py); play goes through /api/games/{game_id}/actions."""
+    """The Vestorsjø route (referee/web/modes/vestorsjo.py); play goes through /api/games/{game_id}/actions."""
     created = {"type": "object", "properties": {"game": {"type": "string"}, "links": {"type": "object"}}}
     new_game = {
         "type": "object",

@@ -20,10 +20,6 @@ PACKAGE = ROOT / "referee"
 
 # Every mode's rules: each package of referee/rules/ (the engine's shared modules are files).
 MODES = tuple(f"referee.rules.{p.name}" for p in sorted((PACKAGE / "rules").iterdir()) if (p / "__init__.py").is_file())
-# The web modules that belong to one mode: named after it, or drawing its pages (the air raid's
-# score sheet), or listing every mode's paths for the API's description. Every other web module
-# is shared, and names no mode.
-MODE_WEB = {*(f"referee.web.{m.rsplit('.', 1)[1]}" for m in MODES), "referee.web.sheet", "referee.web.openapi"}
 
 # (module, imported) pairs allowed inside a function, and why.
 LOCAL_IMPORTS_ALLOWED = {
@@ -46,6 +42,9 @@ def modules() -> dict[str, Path]:
 
 
 MODULES = modules()
+# The web modules that belong to a mode (web/modes/<mode>), and the one that lists every mode's
+# paths for the API's description. Every other web module is shared, and names no mode.
+MODE_WEB = {m for m in MODULES if m.startswith("referee.web.modes.")} | {"referee.web.openapi"}
 
 
 def imports(name: str) -> list[tuple[str, bool]]:

@@ -150,7 +150,7 @@ BATTLESHIP_SOURCES = [
     ROOT / "templates" / "base.html",
     ROOT / "templates" / "error.html",
     ROOT / "referee" / "web" / "templates" / "home" / "index.html",
-    ROOT / "referee" / "web" / "battleship.py",
+    ROOT / "referee" / "web" / "modes" / "battleship.py",
     *sorted((ROOT / "referee" / "rules" / "battleship").glob("*.py")),
     *(ROOT / "referee" / "rules" / f"{name}.py" for name in ("engine", "modes", "sea", "grid", "placement", "errors")),
 ]
@@ -239,7 +239,7 @@ SV_PO = TRANSLATIONS / "sv" / "LC_MESSAGES" / "messages.po"
 SV_MO = TRANSLATIONS / "sv" / "LC_MESSAGES" / "messages.mo"
 VESTORSJO_SOURCES = [
     *sorted((ROOT / "templates" / "vestorsjo").glob("*.html")),
-    ROOT / "referee" / "web" / "vestorsjo.py",
+    ROOT / "referee" / "web" / "modes" / "vestorsjo.py",
     *sorted((ROOT / "referee" / "rules" / "vestorsjo").glob("*.py")),
 ]
 

@@ -35,7 +35,7 @@ from referee.web.extensions import db
 from referee.web.links import join_token
 
 
-def init_app(app: Flask, mode: str) -> None:
+def limit_creations(app: Flask, mode: str) -> None:
     """Set up a mode's limit of new games per client address (BATTLESHIP_GAMES_PER_MINUTE, each mode its own)."""
     app.extensions[_creations(mode)] = FailureLimiter(limit=int(app.config["BATTLESHIP_GAMES_PER_MINUTE"]), window=60.0)
 

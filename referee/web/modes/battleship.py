@@ -44,7 +44,7 @@ from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.rules.ruleset import read_toml
 from referee.store import ABANDONED, reading
 from referee.store.models import Game, Token
-from referee.web import modes, playing, seats
+from referee.web import modes, playing
 from referee.web.auth import (
     Access,
     TokenKind,
@@ -55,6 +55,7 @@ from referee.web.auth import (
 from referee.web.extensions import db, socketio
 from referee.web.i18n import current_lang, say, say_all
 from referee.web.links import qr_svg
+from referee.web.modes import seats
 from referee.web.playing import load_any_state
 from referee.web.words import N_
 
@@ -516,5 +517,5 @@ def api_scores() -> Any:
 
 def init_app(app: Any) -> None:
     """Register the Battleship blueprint and its limit of games per client address."""
-    seats.init_app(app, bs.MODE)
+    seats.limit_creations(app, bs.MODE)
     app.register_blueprint(bp)

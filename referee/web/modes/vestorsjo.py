@@ -46,7 +46,7 @@ from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.rules.ruleset import read_toml
 from referee.rules.vestorsjo.hexes import Edge, Hex, Vertex
 from referee.store import ABANDONED
-from referee.web import modes, playing, seats
+from referee.web import modes, playing
 from referee.web.auth import (
     Access,
     current_roles,
@@ -55,6 +55,7 @@ from referee.web.auth import (
 from referee.web.extensions import db
 from referee.web.i18n import current_lang, say, say_all
 from referee.web.links import qr_svg
+from referee.web.modes import seats
 from referee.web.playing import load_any_state
 
 log = logging.getLogger(__name__)
@@ -469,7 +470,7 @@ def api_create() -> Any:
 
 def init_app(app: Flask) -> None:
     """Register the Vestorsjø blueprint, its web side, and its limit of games per client address."""
-    seats.init_app(app, vs.MODE)
+    seats.limit_creations(app, vs.MODE)
     modes.register(
         modes.WebMode(
             name=vs.MODE,

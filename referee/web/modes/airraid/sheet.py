@@ -34,9 +34,9 @@ from referee.rules import airraid
 from referee.rules.events import REFEREE, Role
 from referee.rules.grid import Square
 from referee.web import exports
-from referee.web.airraid import load_state, role_in
 from referee.web.api import require_log_access
 from referee.web.i18n import current_lang, say, say_all
+from referee.web.modes.airraid.pages import load_state, role_in
 
 bp = Blueprint("sheet", __name__)
 
