@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from flask.testing import FlaskClient  # noqa: E402
 
 from referee.web import create_app, precompress  # noqa: E402
-from referee.web.auth import issue_server_referee_token  # noqa: E402
+from referee.web.access import issue_server_referee_token  # noqa: E402
 from referee.web.extensions import engine_of  # noqa: E402
 from tests.airraid_helpers import PLAYERS, ships_json  # noqa: E402
 

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from referee.rules import airraid
 from referee.store.models import Device, Game, Token
-from referee.web.auth import SERVER_REFEREE_COOKIE
+from referee.web.access import SERVER_REFEREE_COOKIE
 from referee.web.extensions import engine_of, store_of
 
 from .airraid_helpers import PLAYERS, SEA_7, ships_json

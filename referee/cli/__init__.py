@@ -177,7 +177,7 @@ def _safe_url(database_url: str | None, folder: Path) -> str:
 def _issue_link(app: Flask, host: str, port: int) -> str:
     from sqlalchemy.exc import DBAPIError
 
-    from referee.web.auth import issue_server_referee_token
+    from referee.web.access import issue_server_referee_token
     from referee.web.extensions import engine_of
 
     try:
@@ -518,7 +518,7 @@ def _when(stamp: float | None) -> str:
 )
 def tokens_list(database_url: str | None, instance_path: str | None, show_all: bool) -> None:
     """List the referee tokens (never the tokens themselves): id, created, last used, label."""
-    from referee.web.auth import TokenKind, list_tokens
+    from referee.web.access import TokenKind, list_tokens
     from referee.web.extensions import engine_of
 
     app = _make_app(instance_path, database_url, None)
@@ -545,7 +545,7 @@ def tokens_revoke(
     database_url: str | None, instance_path: str | None, token_ids: tuple[int, ...], all_referee: bool
 ) -> None:
     """Revoke referee tokens by id (see `referee tokens list`), or all of them."""
-    from referee.web.auth import TokenKind, list_tokens, revoke_token
+    from referee.web.access import TokenKind, list_tokens, revoke_token
     from referee.web.extensions import engine_of
 
     if not token_ids and not all_referee:

@@ -19,7 +19,7 @@ from sqlalchemy import Table, bindparam, or_, select
 from referee.rules.events import PUBLIC, Role
 from referee.store import reading
 from referee.store.models import Device, Token
-from referee.web.auth import TOUCH_EVERY, TokenInfo, touch_token
+from referee.web.access import TOUCH_EVERY, TokenInfo, touch_token
 from referee.web.extensions import db, engine_of, socketio, store_of
 
 devices_t = cast(Table, Device.__table__)

@@ -63,7 +63,7 @@ def create_app(
         app.config["DATABASE_URL"] = f"sqlite:///{Path(app.instance_path) / 'referee.sqlite3'}"
     app.config["BABEL_TRANSLATION_DIRECTORIES"] = str(TRANSLATIONS_DIR)
 
-    from referee.web import auth, errors, home, i18n, logs, precompress, security, socketio_app
+    from referee.web import access, errors, home, i18n, logs, precompress, security, socketio_app
     from referee.web.extensions import compress, db
 
     logs.install()  # before anything can log a request line with a token in it
@@ -88,7 +88,7 @@ def create_app(
     precompress.init_app(app)  # static files: compressed once at the strongest level
     i18n.init_app(app)
     security.init_app(app)
-    auth.init_app(app)
+    access.init_app(app)
     errors.init_app(app)
     socketio_app.init_app(app)
     app.register_blueprint(home.bp)

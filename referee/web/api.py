@@ -23,7 +23,7 @@ from referee.rules.events import PUBLIC, REFEREE, encode
 from referee.rules.placement import Impossible
 from referee.rules.sea import Draft
 from referee.web import exports, modes
-from referee.web.auth import is_server_referee
+from referee.web.access import is_server_referee
 from referee.web.extensions import db
 from referee.web.i18n import current_lang, say, say_all
 from referee.web.playing import load_any_state, play, role_of, run_action, view_of

@@ -9,7 +9,7 @@ from werkzeug.wrappers import Response
 from referee import __version__
 from referee.store import StoreError, reading
 from referee.web import modes
-from referee.web.auth import is_server_referee
+from referee.web.access import is_server_referee
 from referee.web.extensions import db
 
 bp = Blueprint("home", __name__, template_folder="templates")

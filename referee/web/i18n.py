@@ -145,7 +145,7 @@ def _said(value: Any, translate: Callable[[str], str], lang: str) -> Any:
 # "/\t/evil.example" is followed as "//evil.example": judge a target only once they are gone.
 _CONTROL = re.compile(r"[\x00-\x20\x7f]")
 _INNER_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-# Link tokens never go back into an address bar or a link (see auth.exchange_url_token).
+# Link tokens never go back into an address bar or a link (see access.cookies.exchange_url_token).
 TOKEN_PARAMS = ("t", "token")
 
 

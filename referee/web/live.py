@@ -40,7 +40,7 @@ from referee.rules.errors import MalformedAction, RulesError
 from referee.rules.events import PUBLIC, Role
 from referee.store import GameNotFound, StoreBusy
 from referee.web import playing
-from referee.web.auth import credential, current_device_id
+from referee.web.access import credential, current_device_id
 from referee.web.extensions import MALFORMED_EVENT, socketio, store_of
 from referee.web.i18n import current_lang, say
 

@@ -16,7 +16,7 @@ from referee.play import Play, Publisher
 from referee.rules.events import Role
 from referee.store import GameNotFound
 from referee.web import modes
-from referee.web.auth import current_device_id
+from referee.web.access import current_device_id
 from referee.web.extensions import db
 from referee.web.i18n import current_lang
 

@@ -22,7 +22,7 @@ import pytest
 from flask import Flask, render_template
 from flask.testing import FlaskClient
 
-from referee.web.auth import issue_server_referee_token, make_slip
+from referee.web.access import issue_server_referee_token, make_slip
 from referee.web.extensions import engine_of
 
 from ..airraid_helpers import PLAYERS, SEA_7, ships_json
@@ -244,7 +244,9 @@ def test_scan_template_offers_typing_the_code(app: Flask) -> None:
 def test_scan_route(client: FlaskClient) -> None:
     response = client.get("/scan")
     if response.status_code == 404:
-        pytest.skip("the /scan route is not registered yet (referee/web/modes/airraid/pages.py renders games/scan.html)")
+        pytest.skip(
+            "the /scan route is not registered yet (referee/web/modes/airraid/pages.py renders games/scan.html)"
+        )
     assert response.status_code == 200 and 'id="scan-code"' in response.get_data(as_text=True)
 
 

@@ -25,7 +25,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from referee.web.auth import issue_server_referee_token
+from referee.web.access import issue_server_referee_token
 from referee.web.extensions import engine_of
 
 from ..airraid_helpers import PLAYERS, SEA_7, ships_json

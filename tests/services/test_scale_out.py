@@ -720,7 +720,7 @@ def test_nginx_with_the_deploy_config_serves_pages_and_websockets(
 @pytest.mark.parametrize("proxies", [0, 1])
 def test_forwarded_headers_count_only_with_proxy_fix(tmp_path: Path, proxies: int) -> None:
     from referee.web import create_app
-    from referee.web.auth import issue_server_referee_token
+    from referee.web.access import issue_server_referee_token
     from referee.web.extensions import engine_of
 
     app = create_app(

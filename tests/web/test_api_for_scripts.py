@@ -17,7 +17,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-from referee.web.auth import read_slip
+from referee.web.access import read_slip
 from referee.web.extensions import socketio
 
 from ..airraid_helpers import PLAYERS, ships_json

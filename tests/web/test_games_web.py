@@ -11,7 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from referee.push.clock import end_rounds_on_time
-from referee.web.auth import issue_server_referee_token
+from referee.web.access import issue_server_referee_token
 from referee.web.extensions import engine_of, socketio
 
 from ..airraid_helpers import PLAYERS, RULESET_PATH, SEA_7, ships_json

@@ -20,7 +20,7 @@ from werkzeug.wrappers import Response
 
 from referee.push import sockets as push_sockets
 from referee.web import create_app, security
-from referee.web.auth import issue_server_referee_token, make_slip
+from referee.web.access import issue_server_referee_token, make_slip
 from referee.web.extensions import engine_of, socketio, store_of
 from referee.web.logs import REDACTED
 

@@ -445,7 +445,7 @@ def test_the_clock_closes_the_sockets_of_phones_revoked_by_another_process(
     assert push_sockets.disconnect_revoked(app) == 1
     assert not team.is_connected() and found["team:B:cs"].sock.is_connected()
     # A phone's token revoked elsewhere (`referee tokens revoke`): its socket is closed, and counted, once.
-    from referee.web.auth import TokenKind, list_tokens, revoke_token
+    from referee.web.access import TokenKind, list_tokens, revoke_token
 
     others = [t for t in list_tokens(engine_of(app), kinds=(TokenKind.DEVICE,)) if t.game_id == arena.gid]
     for token in others:
@@ -533,7 +533,7 @@ def test_the_running_clock_cuts_off_a_phone_revoked_by_hand_within_its_look(
 def test_a_referee_link_revoked_elsewhere_is_cut_off_by_the_clock_and_no_entry_reads_its_role(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from referee.web.auth import TokenKind, list_tokens, revoke_token
+    from referee.web.access import TokenKind, list_tokens, revoke_token
     from referee.web.extensions import engine_of
 
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
@@ -568,7 +568,7 @@ def test_the_clock_marks_the_tokens_of_sockets_that_acted_as_seen_once_a_minute(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # An entry reads nothing, so the phone's "last seen" in the referee's list is written by the clock.
-    from referee.web.auth import TOUCH_EVERY, TokenKind, list_tokens
+    from referee.web.access import TOUCH_EVERY, TokenKind, list_tokens
     from referee.web.extensions import engine_of
 
     arena, _pushes, found = game_in_the_air(app, monkeypatch)

@@ -15,7 +15,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from referee.web.auth import issue_server_referee_token
+from referee.web.access import issue_server_referee_token
 from referee.web.extensions import engine_of
 from tests.web.test_static import scan_template
 

@@ -11,7 +11,7 @@ from sqlalchemy import update
 
 from referee.cli import main
 from referee.store.models import Token
-from referee.web.auth import TokenKind, find_token, hash_token, issue_server_referee_token, list_tokens
+from referee.web.access import TokenKind, find_token, hash_token, issue_server_referee_token, list_tokens
 from referee.web.extensions import engine_of
 
 

@@ -16,7 +16,7 @@ from sqlalchemy import inspect, select
 from referee.store import MODES, Store
 from referee.store.models import Device, Token
 from referee.web import create_app
-from referee.web.auth import (
+from referee.web.access import (
     Access,
     FailureLimiter,
     TokenKind,

@@ -16,7 +16,7 @@ from flask import Flask
 
 from referee.rules import mode_of
 from referee.rules.events import PUBLIC, REFEREE, Role
-from referee.web.auth import Access, current_roles
+from referee.web.access import Access, current_roles
 from referee.web.i18n import say_all
 
 

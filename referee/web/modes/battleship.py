@@ -45,7 +45,7 @@ from referee.rules.ruleset import read_toml
 from referee.store import ABANDONED, reading
 from referee.store.models import Game, Token
 from referee.web import modes, playing
-from referee.web.auth import (
+from referee.web.access import (
     Access,
     TokenKind,
     current_roles,

@@ -17,7 +17,7 @@ from werkzeug.exceptions import TooManyRequests
 from werkzeug.wrappers import Response
 
 from referee.push import sockets
-from referee.web.auth import (
+from referee.web.access import (
     FailureLimiter,
     TokenKind,
     client_key,

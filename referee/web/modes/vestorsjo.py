@@ -47,7 +47,7 @@ from referee.rules.ruleset import read_toml
 from referee.rules.vestorsjo.hexes import Edge, Hex, Vertex
 from referee.store import ABANDONED
 from referee.web import modes, playing
-from referee.web.auth import (
+from referee.web.access import (
     Access,
     current_roles,
     current_team,

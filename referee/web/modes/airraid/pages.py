@@ -25,8 +25,7 @@ from referee.rules.ruleset import airraid_ruleset_from_dict, parse_toml, read_to
 from referee.store import reading
 from referee.store.models import Device, EventRow, Token
 from referee.web import modes, senders
-from referee.web.api import json_body
-from referee.web.auth import (
+from referee.web.access import (
     Access,
     TokenKind,
     current_roles,
@@ -39,6 +38,7 @@ from referee.web.auth import (
     reissue_join_token,
     revoke_device,
 )
+from referee.web.api import json_body
 from referee.web.extensions import db
 from referee.web.i18n import say, say_all
 from referee.web.links import join_token, qr_svg

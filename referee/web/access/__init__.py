@@ -1,0 +1,123 @@
+"""Who may do what: capability tokens, pilot slips, cookies and roles, the limit on failed tries.
+
+- `tokens.py`: tokens issued, looked up, revoked; join links of teams and seats; the server's referee link.
+- `slips.py`: a pilot's slip, signed.
+- `cookies.py`: a link exchanged for an HttpOnly cookie; a browser's roles in a game; the guards.
+- `limits.py`: how often one client may fail a check.
+
+A token is `secrets.token_urlsafe(24)` (192 bits); only its sha256 is stored.
+"""
+
+from __future__ import annotations
+
+from referee.web.access.cookies import (
+    DEVICES_KEPT,
+    LINK_REFUSED,
+    clear_bad_cookies,
+    cookie_name,
+    credential,
+    current_device_id,
+    current_roles,
+    current_team,
+    exchange_url_token,
+    init_app,
+    is_server_referee,
+    require_referee,
+    require_team,
+    set_token_cookie,
+    show_link_refusal,
+)
+from referee.web.access.limits import (
+    FailureLimiter,
+    client_key,
+    client_key_of_request,
+    limiter,
+)
+from referee.web.access.slips import (
+    SLIP_SIGNATURE_CHARS,
+    make_slip,
+    read_slip,
+)
+from referee.web.access.tokens import (
+    COOKIE_PREFIX,
+    JOIN_KINDS,
+    SERVER_REFEREE_COOKIE,
+    TOKEN_BYTES,
+    TOUCH_EVERY,
+    URL_TOKEN_PARAMS,
+    Access,
+    Issued,
+    JoinSpent,
+    TokenInfo,
+    TokenKind,
+    TokenRow,
+    find_token,
+    hash_token,
+    issue_seat_link,
+    issue_server_referee_token,
+    issue_token,
+    join_team,
+    link_nonce,
+    list_tokens,
+    reissue_join_token,
+    reopen_seat,
+    revoke_device,
+    revoke_links,
+    revoke_token,
+    seat_taken,
+    token_max_idle,
+    touch_token,
+)
+
+__all__ = [
+    "COOKIE_PREFIX",
+    "DEVICES_KEPT",
+    "JOIN_KINDS",
+    "LINK_REFUSED",
+    "SERVER_REFEREE_COOKIE",
+    "SLIP_SIGNATURE_CHARS",
+    "TOKEN_BYTES",
+    "TOUCH_EVERY",
+    "URL_TOKEN_PARAMS",
+    "Access",
+    "FailureLimiter",
+    "Issued",
+    "JoinSpent",
+    "TokenInfo",
+    "TokenKind",
+    "TokenRow",
+    "clear_bad_cookies",
+    "client_key",
+    "client_key_of_request",
+    "cookie_name",
+    "credential",
+    "current_device_id",
+    "current_roles",
+    "current_team",
+    "exchange_url_token",
+    "find_token",
+    "hash_token",
+    "init_app",
+    "is_server_referee",
+    "issue_seat_link",
+    "issue_server_referee_token",
+    "issue_token",
+    "join_team",
+    "limiter",
+    "link_nonce",
+    "list_tokens",
+    "make_slip",
+    "read_slip",
+    "reissue_join_token",
+    "reopen_seat",
+    "require_referee",
+    "require_team",
+    "revoke_device",
+    "revoke_links",
+    "revoke_token",
+    "seat_taken",
+    "set_token_cookie",
+    "show_link_refusal",
+    "token_max_idle",
+    "touch_token",
+]
