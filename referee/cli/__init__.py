@@ -2,91 +2,22 @@
 
 from __future__ import annotations
 
-import errno
-import ipaddress
 import json
 import os
-import socket
 import subprocess
 import sys
-import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
+from typing import ClassVar, NoReturn
 
 import click
 from flask import Flask
 
-if TYPE_CHECKING:
-    from referee.realtime.server import Limits
+from referee.cli.links import print_link, referee_link
+from referee.cli.servers import gunicorn_available, listen, run_gevent, run_gunicorn, run_werkzeug
 
 # `referee serve --server gevent` re-executes itself through referee/cli/serve_gevent.py, which
 # patches the standard library first; its arguments travel in this variable (see that module).
 SERVE_ARGS_VARIABLE = "_REFEREE_SERVE_ARGS"
-
-# Candidate private addresses for the routing-table trick in lan_ipv4(): one per private range,
-# so whichever range the club's Wi-Fi uses has a route even with no internet (no default route).
-_PROBE_ADDRESSES = ("10.254.254.254", "192.168.254.254", "172.31.254.254")
-
-
-def lan_ipv4() -> str:
-    """Return this machine's LAN IPv4 address (127.0.0.1 if it has none).
-
-    A UDP socket's connect() only asks the kernel's routing table which local address would
-    be used: it sends NOTHING on the network. If no probe has a route, fall back to the
-    addresses the host name resolves to.
-    """
-    for probe in _PROBE_ADDRESSES:
-        try:
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-                s.connect((probe, 9))  # UDP connect: no packet leaves the machine
-                address = str(s.getsockname()[0])
-        except OSError:
-            continue
-        if _usable(address):
-            return address
-    try:
-        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
-    except OSError:
-        infos = []
-    for info in infos:
-        address = str(info[4][0])
-        if _usable(address):
-            return address
-    return "127.0.0.1"
-
-
-def _usable(address: str) -> bool:
-    ip = ipaddress.ip_address(address)
-    return not (ip.is_loopback or ip.is_unspecified or ip.is_link_local)
-
-
-def referee_link(host: str, port: int, token: str) -> str:
-    """Return the referee's start link: the LAN address when serving on every interface."""
-    if host in ("0.0.0.0", "::", ""):
-        host = lan_ipv4()
-    if ":" in host and not host.startswith("["):
-        host = f"[{host}]"
-    return f"http://{host}:{port}/?token={token}"
-
-
-def print_link(url: str) -> None:
-    """Print the link and the same link as a QR code that works in a plain terminal."""
-    import qrcode  # type: ignore[import-untyped]
-
-    click.echo("")
-    click.echo("  Referee / Rozhodčí:  " + url)
-    click.echo("  (open it on the referee's device; the token in it makes that browser the referee)")
-    qr = qrcode.QRCode(border=2, error_correction=qrcode.constants.ERROR_CORRECT_L)
-    qr.add_data(url)
-    qr.make(fit=True)
-    try:
-        # Half-block characters: two QR rows per text line; inverted reads well on dark terminals.
-        qr.print_ascii(out=sys.stdout, invert=True)
-    except UnicodeEncodeError:
-        # A terminal without UTF-8 (old Windows code page): plain '#' blocks still scan.
-        for row in qr.get_matrix():
-            click.echo("".join("  " if cell else "##" for cell in row))
-    sys.stdout.flush()
 
 
 def _make_app(
@@ -344,7 +275,7 @@ def serve(
         from referee import log_config
 
         log_config.configure(_log_level, access_log=True)
-    if server == "gunicorn" and not _gunicorn_available():
+    if server == "gunicorn" and not gunicorn_available():
         raise click.UsageError("--server gunicorn needs gunicorn, which runs on POSIX only")
     folder = str(resolve_instance_path(instance_path))
     if server == "gevent" and not _gevent_patched():
@@ -382,12 +313,12 @@ def serve(
     click.echo(f"  Instance folder: {app.instance_path}" + ("  (new: no games yet)" if new else ""))
     print_link(_issue_link(app, host, port))
     if limits is not None:
-        _run_gevent(app, listener, limits, access_log=access_log)
+        run_gevent(app, listener, limits, access_log=access_log)
     elif server == "gunicorn":
-        _run_gunicorn(app, listener, threads, access_log=access_log)
+        run_gunicorn(app, listener, threads, access_log=access_log)
     else:
         listener.close()  # Werkzeug binds its own: the port was free a moment ago
-        _run_werkzeug(app, host, port)
+        run_werkzeug(app, host, port)
 
 
 def _check_queue(url: str) -> None:
@@ -407,32 +338,6 @@ def _check_queue(url: str) -> None:
     except (ValueError, redis.RedisError) as exc:
         where = _safe_url(url, Path())
         raise click.ClickException(f"cannot reach the message queue {where}: {_first_line(exc)}") from None
-
-
-LISTEN_BACKLOG = 256  # gevent's own default for a server it binds itself
-
-
-def listen(host: str, port: int) -> socket.socket:
-    """Return a socket bound to host:port and listening; a port taken or refused is one clear line."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    try:
-        socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError):
-        raise click.ClickException(
-            f"cannot listen on {host!r}: no such address here (--host 0.0.0.0 listens on every interface)"
-        ) from None
-    try:
-        return socket.create_server((host, port), family=family, backlog=LISTEN_BACKLOG)
-    except OSError as exc:
-        if exc.errno == errno.EADDRINUSE:
-            why = f"port {port} is taken: is referee serving there already? Stop it, or use another --port"
-        elif exc.errno == errno.EACCES:
-            why = f"port {port} needs administrator rights here: use one above 1023, such as --port 5000"
-        elif exc.errno == errno.EADDRNOTAVAIL:
-            why = f"{host} is not an address of this machine (--host 0.0.0.0 listens on every interface)"
-        else:
-            why = exc.strerror or str(exc)
-        raise click.ClickException(f"cannot listen on {host}:{port}: {why}") from None
 
 
 def _gevent_patched() -> bool:
@@ -567,95 +472,3 @@ def tokens_revoke(
     click.echo(f"Revoked {done} token(s). Browsers holding them lose referee access at their next request.")
     if all_referee:
         click.echo("Run `referee link` (or restart `referee serve`) for a new referee link.")
-
-
-def _gunicorn_available() -> bool:
-    if os.name != "posix":
-        return False
-    try:
-        import gunicorn  # type: ignore[import-untyped]  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def _run_gevent(app: Flask, listener: socket.socket, limits: Limits, *, access_log: bool = False) -> None:
-    """Serve with gevent's WSGI server and gevent-websocket (referee.realtime.server)."""
-    from referee.push.clock import start_round_clock
-    from referee.realtime import server as gevent_server
-    from referee.web.live import entries_running
-
-    start_round_clock(app)
-    gevent_server.serve(app, listener, limits, busy=entries_running, access_log=access_log)
-
-
-def _run_werkzeug(app: Flask, host: str, port: int) -> None:
-    """Serve with Werkzeug's threaded server (one thread per connection; fine for a club)."""
-    from referee.push.clock import start_round_clock
-    from referee.web.extensions import socketio
-
-    start_round_clock(app)
-    socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, debug=False, use_reloader=False)
-
-
-def _run_gunicorn(app: Flask, listener: socket.socket, threads: int, *, access_log: bool = False) -> None:
-    """Serve with gunicorn's threaded worker, as Flask-SocketIO recommends with simple-websocket.
-
-    One worker only: Socket.IO needs sticky sessions; scale out with more servers, a load
-    balancer and REDIS_URL instead. Each open websocket holds one thread.
-    """
-    from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
-
-    from referee.push.clock import start_round_clock
-    from referee.web.extensions import engine_of, socketio
-
-    bind = f"fd://{listener.fileno()}"  # the socket `serve` bound already
-
-    def post_fork(_server: Any, _worker: Any) -> None:
-        # Connections opened before the fork (migrations) must not be shared with the child.
-        engine_of(app).dispose(close=False)
-        manager = socketio.server.manager
-        if hasattr(manager, "host_id"):
-            # A message queue ignores messages from its own host id: the worker gets its own.
-            manager.host_id = uuid.uuid4().hex
-        # Here, in the worker: a thread started before the fork would tick in the master,
-        # whose pushes reach no socket.
-        start_round_clock(app)
-
-    options: dict[str, Any] = {
-        "bind": bind,
-        "workers": 1,
-        "worker_class": "gthread",
-        "threads": threads,
-        # gthread accepts no more than worker_connections (default 1000) at once; each open
-        # websocket holds a thread, so --threads is the real limit and must not be capped.
-        "worker_connections": max(1000, 2 * threads),
-        "timeout": 60,
-        "graceful_timeout": 5,
-        "keepalive": 5,
-        # gunicorn trusts X-Forwarded-Proto (and friends) from 127.0.0.1 by default: a local
-        # client could claim https. Forwarded headers are the app's ProxyFix's, when PROXY_FIX says.
-        "forwarded_allow_ips": "",
-        "secure_scheme_headers": {},
-        "accesslog": "-" if access_log else None,
-        "errorlog": "-",
-        "loglevel": "info",
-        "post_fork": post_fork,
-        # gunicorn >= 24 opens a control socket in ~/.gunicorn; a laptop app needs none.
-        "control_socket_disable": True,
-    }
-
-    class Server(BaseApplication):  # type: ignore[misc]
-        """gunicorn running the already-created app."""
-
-        def load_config(self) -> None:
-            """Hand our options to gunicorn."""
-            for key, value in options.items():
-                if key in self.cfg.settings:  # skip settings an older gunicorn lacks
-                    self.cfg.set(key, value)
-
-        def load(self) -> Flask:
-            """Return the WSGI app."""
-            return app
-
-    Server().run()

@@ -37,7 +37,7 @@ def test_gunicorn_accepts_a_connection_for_every_thread(
 
     monkeypatch.setattr(gunicorn_base.BaseApplication, "run", run)
     with socket.create_server(("127.0.0.1", 0)) as listener:
-        cli._run_gunicorn(app, listener, threads)
+        cli.run_gunicorn(app, listener, threads)
         assert seen["bind"] == [f"fd://{listener.fileno()}"]  # the socket `serve` bound before its link
     assert seen["worker"] == "gthread"
     assert seen["threads"] == threads

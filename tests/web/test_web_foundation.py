@@ -495,7 +495,7 @@ def test_cli_link_prints_working_token(tmp_path: Path, monkeypatch: pytest.Monke
 
     from referee import cli
 
-    monkeypatch.setattr(cli, "lan_ipv4", lambda: "192.168.7.7")
+    monkeypatch.setattr(cli.links, "lan_ipv4", lambda: "192.168.7.7")
     instance = tmp_path / "inst"
     instance.mkdir()  # only `referee serve` makes an instance folder
     result = CliRunner().invoke(cli.main, ["link", "--port", "5050", "--instance-path", str(instance)])
