@@ -289,8 +289,9 @@ def serve(
     limits = None
     if server == "gevent":
         from referee.realtime import server as gevent_server
+        from referee.realtime import threads as blocking_calls
 
-        gevent_server.prepare()  # before the app makes its engine
+        blocking_calls.prepare()  # before the app makes its engine
     new = not Path(folder).exists()
     app = _make_app(
         folder,

@@ -1,7 +1,9 @@
 """The transport, which knows no game: the gevent server with its per-address caps, frames and the Redis queue.
 
 - `server.py`: `referee serve`'s WSGI server on gevent: connection caps and header deadlines per
-  address, `TCP_NODELAY`, sqlite3's calls in gevent's thread pool, the cycle collector's schedule.
+  address, the rate of writes, `TCP_NODELAY`.
+- `threads.py`: sqlite3's blocking calls in gevent's thread pool, long computations in offload's.
+- `collector.py`: Python's cycle collector, run at quiet moments.
 - `frames.py`: the websocket frame-size cap.
 - `queue.py`: the Redis message queue between processes, which subscribes again after an outage.
 

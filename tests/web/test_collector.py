@@ -1,6 +1,6 @@
 """The cycle collector stops every socket of the one event loop: events make no garbage for it,
-what exists is out of its sight (referee.realtime.server.collect_calmly), and it runs when nothing
-waits (referee.realtime.server.collect_when_quiet). An event's request
+what exists is out of its sight (referee.realtime.collector.collect_calmly), and it runs when nothing
+waits (referee.realtime.collector.collect_when_quiet). An event's request
 context is cheap: it matches a rule and opens no session."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from flask import Flask, request, session
 from flask.sessions import NullSession
 from gevent.threadpool import ThreadPool
 
-from referee.realtime import server
+from referee.realtime import collector, server, threads
 
 
 @pytest.mark.parametrize("upgrade", [{}, {"HTTP_UPGRADE": "websocket", "HTTP_CONNECTION": "Upgrade"}])
@@ -58,18 +58,18 @@ def calm() -> Iterator[None]:
 
 @pytest.mark.usefixtures("calm")
 def test_what_exists_is_frozen_and_young_objects_wait_for_larger_batches() -> None:
-    server.collect_calmly()
+    collector.collect_calmly()
     assert gc.get_freeze_count() > 1000
-    assert gc.get_threshold() == server.BACKSTOP_THRESHOLDS
-    assert server.YOUNG > 700  # Python's default young threshold
+    assert gc.get_threshold() == collector.BACKSTOP_THRESHOLDS
+    assert collector.YOUNG > 700  # Python's default young threshold
     # Python's own collections are only a backstop for a loop that is never quiet.
-    assert server.BACKSTOP_THRESHOLDS[0] > server.YOUNG
+    assert collector.BACKSTOP_THRESHOLDS[0] > collector.YOUNG
 
 
 def test_a_collection_is_due_as_python_would_have_it_at_our_thresholds() -> None:
-    assert server.due_generation((server.YOUNG - 1, server.MIDDLE, 0)) is None
-    assert server.due_generation((server.YOUNG, server.MIDDLE - 1, 0)) == 0
-    assert server.due_generation((server.YOUNG, server.MIDDLE, 0)) == 1
+    assert collector.due_generation((collector.YOUNG - 1, collector.MIDDLE, 0)) is None
+    assert collector.due_generation((collector.YOUNG, collector.MIDDLE - 1, 0)) == 0
+    assert collector.due_generation((collector.YOUNG, collector.MIDDLE, 0)) == 1
 
 
 def a_cycle() -> weakref.ref[object]:
@@ -86,7 +86,7 @@ def a_cycle() -> weakref.ref[object]:
 @pytest.fixture
 def by_hand(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Only `collect_when_quiet` collects, and a single new object makes a collection due."""
-    monkeypatch.setattr(server, "YOUNG", 1)
+    monkeypatch.setattr(collector, "YOUNG", 1)
     gc.disable()
     yield
     gc.enable()
@@ -100,13 +100,13 @@ def collecting(
     full_every: float = 1e9,
 ) -> Iterator[None]:
     """Run the quiet collector, looking every millisecond, while the block runs."""
-    collector = gevent.spawn(
-        server.collect_when_quiet, busy, 0.001, settle_every, deserted=deserted, full_every=full_every
+    running = gevent.spawn(
+        collector.collect_when_quiet, busy, 0.001, settle_every, deserted=deserted, full_every=full_every
     )
     try:
         yield
     finally:
-        collector.kill()
+        running.kill()
 
 
 @pytest.mark.usefixtures("by_hand")
@@ -124,7 +124,7 @@ def test_a_collection_due_waits_until_no_entry_is_running() -> None:
 @pytest.mark.usefixtures("by_hand")
 def test_a_collection_due_waits_while_a_commit_runs_in_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     pool = ThreadPool(1)
-    monkeypatch.setattr(server, "_pool", pool)
+    monkeypatch.setattr(threads, "_pool", pool)
     committed = threading.Event()
     entry = gevent.spawn(pool.apply, committed.wait, (5,))  # a commit's fsync, as the entry that waits for it sees it
     gone = a_cycle()
@@ -173,7 +173,7 @@ def test_settling_frees_new_garbage_and_freezes_what_lives_only() -> None:
         frozen = gc.get_freeze_count()
         gone = a_cycle()
         kept = [object() for _ in range(1000)], {"a": []}
-        server.settle()
+        collector.settle()
         assert gone() is None
         assert gc.get_freeze_count() >= frozen + 2  # what lives is out of sight of the next one
         assert gc.get_count()[0] < 100
@@ -222,18 +222,18 @@ def test_a_cycle_frozen_while_alive_is_freed_by_the_next_full_collection() -> No
     a, b = Node(), Node()
     a.other, b.other = b, a
     gone = weakref.ref(a)
-    server.collect_calmly()  # the cycle is alive: it is frozen with the rest
+    collector.collect_calmly()  # the cycle is alive: it is frozen with the rest
     del a, b
     gc.collect()
     assert gone() is not None  # frozen: out of the ordinary collections' sight
-    server.collect_calmly()
+    collector.collect_calmly()
     assert gone() is None
 
 
 def test_a_server_is_deserted_once_no_websocket_is_open_and_no_request_came_for_a_while() -> None:
     served = server.Server(("127.0.0.1", 0), lambda environ, start_response: [], server.Limits())
     assert not served.deserted()  # just started
-    served.last_request -= server.DESERTED_AFTER
+    served.last_request -= collector.DESERTED_AFTER
     assert served.deserted()
     assert served.websockets.take("192.168.1.20")
     assert not served.deserted()  # a phone's socket is open
@@ -255,12 +255,12 @@ def test_a_call_in_the_pool_raises_its_error_in_the_caller_and_prints_no_traceba
 ) -> None:
     import sqlite3
 
-    monkeypatch.setattr(server, "_pool", ThreadPool(1))
+    monkeypatch.setattr(threads, "_pool", ThreadPool(1))
 
     def fails() -> None:
         raise sqlite3.OperationalError("no such table: alembic_version")  # a fresh database's answer
 
     with pytest.raises(sqlite3.OperationalError, match="alembic_version"):
-        server._in_pool(fails)
-    assert server._in_pool(lambda n: n + 1, 1) == 2
+        threads._in_pool(fails)
+    assert threads._in_pool(lambda n: n + 1, 1) == 2
     assert "Traceback" not in capfd.readouterr().err

@@ -704,7 +704,7 @@ def test_a_phone_that_connects_again_finds_its_device_without_a_read(
 def test_an_entry_is_running_while_it_acts_and_pushes_and_not_after(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The cycle collector waits for no entry to be running (referee.realtime.server.collect_when_quiet).
+    # The cycle collector waits for no entry to be running (referee.realtime.collector.collect_when_quiet).
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
     seen: list[bool] = []
     real_push = push_view.push_views
