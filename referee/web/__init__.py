@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
-import pkgutil
 import secrets
 import stat
 import tomllib
@@ -98,10 +96,9 @@ def create_app(
 
     app.register_blueprint(api.bp)
     # Each mode's web side, in its folder of web/modes/: a mode with pages brings its own.
-    for found in pkgutil.iter_modules(modes.__path__):
-        web_mode = importlib.import_module(f"{modes.__name__}.{found.name}")
-        if hasattr(web_mode, "init_app"):
-            web_mode.init_app(app)
+    for web_side in modes.web_sides():
+        if hasattr(web_side, "init_app"):
+            web_side.init_app(app)
     live.init_app(app)
     openapi.init_app(app)
     security.wrap_wsgi(app)  # last: around Socket.IO's middleware too

@@ -13,6 +13,7 @@ from referee.rules import MODES
 from referee.rules.airraid.schema import ORDER, TEAM
 from referee.rules.battleship.schema import PLAYER
 from referee.rules.schema import SHIP
+from referee.web import modes
 
 bp = Blueprint("openapi", __name__)
 
@@ -286,11 +287,11 @@ LOG_JSON = {
 GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 32}}
 
 
-def _json(schema: dict[str, Any]) -> dict[str, Any]:
+def json_body(schema: dict[str, Any]) -> dict[str, Any]:
     return {"content": {"application/json": {"schema": schema}}}
 
 
-def _refusals(*codes: int) -> dict[str, Any]:
+def refusals(*codes: int) -> dict[str, Any]:
     words = {
         400: "Malformed input",
         403: "Not allowed for this role",
@@ -298,7 +299,7 @@ def _refusals(*codes: int) -> dict[str, Any]:
         409: "Refused by the rules",
         410: "The game has expired",
     }
-    return {str(c): {"description": words[c], **_json({"$ref": "#/components/schemas/Error"})} for c in codes}
+    return {str(c): {"description": words[c], **json_body({"$ref": "#/components/schemas/Error"})} for c in codes}
 
 
 def build_spec() -> dict[str, Any]:
@@ -338,7 +339,7 @@ def build_spec() -> dict[str, Any]:
                 "summary": "Create a game (referee)",
                 "requestBody": {
                     "required": True,
-                    **_json(
+                    **json_body(
                         {
                             "type": "object",
                             "properties": {
@@ -354,11 +355,11 @@ def build_spec() -> dict[str, Any]:
                 "responses": {
                     "201": {
                         "description": "Created",
-                        **_json(
+                        **json_body(
                             {"type": "object", "properties": {"game": {"type": "string"}, "links": {"type": "object"}}}
                         ),
                     },
-                    **_refusals(400, 403, 409),
+                    **refusals(400, 403, 409),
                 },
             }
         },
@@ -375,7 +376,7 @@ def build_spec() -> dict[str, Any]:
                 ],
                 "requestBody": {
                     "required": True,
-                    **_json(
+                    **json_body(
                         {
                             "type": "object",
                             "properties": {"action": {"type": "object", "additionalProperties": True}},
@@ -386,7 +387,7 @@ def build_spec() -> dict[str, Any]:
                 "responses": {
                     "201": {
                         "description": "The game was made",
-                        **_json(
+                        **json_body(
                             {
                                 "type": "object",
                                 "properties": {
@@ -398,7 +399,7 @@ def build_spec() -> dict[str, Any]:
                             }
                         ),
                     },
-                    **_refusals(400, 403, 409),
+                    **refusals(400, 403, 409),
                 },
             }
         },
@@ -409,7 +410,7 @@ def build_spec() -> dict[str, Any]:
             "get": {
                 "summary": "The caller's view",
                 "parameters": [GAME_ID, {"name": "slip", "in": "query", "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "View", **_json(view)}, **_refusals(403, 404)},
+                "responses": {"200": {"description": "View", **json_body(view)}, **refusals(403, 404)},
             }
         },
     )
@@ -421,7 +422,7 @@ def build_spec() -> dict[str, Any]:
                 "parameters": [GAME_ID],
                 "requestBody": {
                     "required": True,
-                    **_json(
+                    **json_body(
                         {
                             "type": "object",
                             "properties": {
@@ -435,8 +436,8 @@ def build_spec() -> dict[str, Any]:
                     ),
                 },
                 "responses": {
-                    "200": {"description": "Applied", **_json({"$ref": "#/components/schemas/ActionAnswer"})},
-                    **_refusals(400, 403, 404, 409),
+                    "200": {"description": "Applied", **json_body({"$ref": "#/components/schemas/ActionAnswer"})},
+                    **refusals(400, 403, 404, 409),
                 },
             }
         },
@@ -450,7 +451,7 @@ def build_spec() -> dict[str, Any]:
                 "responses": {
                     "200": {
                         "description": "Events",
-                        **_json(
+                        **json_body(
                             {
                                 "type": "object",
                                 "properties": {
@@ -460,7 +461,7 @@ def build_spec() -> dict[str, Any]:
                             }
                         ),
                     },
-                    **_refusals(400, 403, 404),
+                    **refusals(400, 403, 404),
                 },
             }
         },
@@ -482,7 +483,7 @@ def build_spec() -> dict[str, Any]:
                     "parameters": [GAME_ID],
                     "requestBody": {
                         "required": True,
-                        **_json(
+                        **json_body(
                             {
                                 "type": "object",
                                 "properties": props,
@@ -492,8 +493,8 @@ def build_spec() -> dict[str, Any]:
                         ),
                     },
                     "responses": {
-                        "200": {"description": "Answer", **_json({"type": "object"})},
-                        **_refusals(400, 403, 404, 409, 410),
+                        "200": {"description": "Answer", **json_body({"type": "object"})},
+                        **refusals(400, 403, 404, 409, 410),
                     },
                 }
             },
@@ -504,7 +505,7 @@ def build_spec() -> dict[str, Any]:
             "get": {
                 "summary": "Joined phones (referee)",
                 "parameters": [GAME_ID],
-                "responses": {"200": {"description": "Devices", **_json({"type": "object"})}, **_refusals(403, 404)},
+                "responses": {"200": {"description": "Devices", **json_body({"type": "object"})}, **refusals(403, 404)},
             }
         },
     )
@@ -517,7 +518,7 @@ def build_spec() -> dict[str, Any]:
                 "parameters": [GAME_ID, device_id],
                 "requestBody": {
                     "required": True,
-                    **_json(
+                    **json_body(
                         {
                             "type": "object",
                             "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 40}},
@@ -526,14 +527,14 @@ def build_spec() -> dict[str, Any]:
                     ),
                 },
                 "responses": {
-                    "200": {"description": "Renamed", **_json({"type": "object"})},
-                    **_refusals(400, 403, 404),
+                    "200": {"description": "Renamed", **json_body({"type": "object"})},
+                    **refusals(400, 403, 404),
                 },
             },
             "delete": {
                 "summary": "Revoke a phone (referee)",
                 "parameters": [GAME_ID, device_id],
-                "responses": {"200": {"description": "Revoked", **_json({"type": "object"})}, **_refusals(403, 404)},
+                "responses": {"200": {"description": "Revoked", **json_body({"type": "object"})}, **refusals(403, 404)},
             },
         },
     )
@@ -543,7 +544,10 @@ def build_spec() -> dict[str, Any]:
             "post": {
                 "summary": "Re-issue a team's join link (referee)",
                 "parameters": [GAME_ID, {"name": "team", "in": "path", "required": True, "schema": TEAM}],
-                "responses": {"200": {"description": "New link", **_json({"type": "object"})}, **_refusals(403, 404)},
+                "responses": {
+                    "200": {"description": "New link", **json_body({"type": "object"})},
+                    **refusals(403, 404),
+                },
             }
         },
     )
@@ -556,7 +560,7 @@ def build_spec() -> dict[str, Any]:
                 "responses": {
                     "200": {
                         "description": "Slips",
-                        **_json(
+                        **json_body(
                             {
                                 "type": "object",
                                 "properties": {"slips": {"type": "array", "items": SLIP}},
@@ -564,7 +568,7 @@ def build_spec() -> dict[str, Any]:
                             }
                         ),
                     },
-                    **_refusals(400, 403, 404),
+                    **refusals(400, 403, 404),
                 },
             }
         },
@@ -581,7 +585,7 @@ def build_spec() -> dict[str, Any]:
                             "description": "Log",
                             "content": {mime: {"schema": {"type": "string"} if ext == "csv" else LOG_JSON}},
                         },
-                        **_refusals(403, 404),
+                        **refusals(403, 404),
                     },
                 }
             },
@@ -602,94 +606,27 @@ def build_spec() -> dict[str, Any]:
                     "parameters": [GAME_ID],
                     "responses": {
                         "200": {"description": name.capitalize(), "content": {"text/csv": {"schema": text}}},
-                        **_refusals(403, 404),
+                        **refusals(403, 404),
                     },
                 }
             },
         )
-    _battleship_paths(spec, view)
-    _vestorsjo_paths(spec)
+    for web_side in modes.web_sides():  # each mode's own routes
+        if hasattr(web_side, "openapi_paths"):
+            web_side.openapi_paths(spec)
     spec.path(
         path="/api/health",
         operations={
             "get": {
                 "summary": "Health",
                 "responses": {
-                    "200": {"description": "OK", **_json({"type": "object"})},
+                    "200": {"description": "OK", **json_body({"type": "object"})},
                     "503": {"description": "Database down"},
                 },
             }
         },
     )
     return spec.to_dict()
-
-
-def _battleship_paths(spec: APISpec, view: dict[str, Any]) -> None:
-    """The Battleship routes (referee/web/modes/battleship.py); play goes through /api/games/{game_id}/actions."""
-    created = {"type": "object", "properties": {"game": {"type": "string"}, "links": {"type": "object"}}}
-    new_game = {
-        "type": "object",
-        "properties": {
-            "ruleset": {"type": "string", "enum": ["zeeslag", "zeeslag-salvo", "sjoslag"]},
-            "opponent": {"type": "string", "enum": ["friend", "computer", "hotseat"]},
-            "name": {"type": "string", "maxLength": 40},
-            "opponent_name": {"type": "string", "maxLength": 40},
-            "level": {"type": "string", "enum": ["easy", "strong"]},
-            "first": {"type": "string", "enum": ["A", "B", "coin"]},
-            "per_shot": {"type": "boolean"},
-        },
-    }
-    spec.path(
-        path="/api/battleship/games",
-        operations={
-            "post": {
-                "summary": "Battleship: start a game; the caller's browser becomes player A "
-                "(both sides for pass-and-play)",
-                "requestBody": {"required": True, **_json(new_game)},
-                "responses": {"201": {"description": "Created", **_json(created)}, **_refusals(400, 409)},
-            }
-        },
-    )
-    spec.path(
-        path="/api/battleship/games/{game_id}/rematch",
-        operations={
-            "post": {
-                "summary": "Battleship: start or join the rematch of a finished game (a player)",
-                "parameters": [GAME_ID],
-                "responses": {"200": {"description": "The rematch", **_json(created)}, **_refusals(403, 404, 409)},
-            }
-        },
-    )
-    spec.path(
-        path="/api/battleship/scores",
-        operations={
-            "get": {
-                "summary": "Battleship: the scoreboard of the evening (wins, games, shots per game per player name)",
-                "responses": {"200": {"description": "Scores", **_json(_BATTLESHIP_SCORES)}},
-            }
-        },
-    )
-
-
-_BATTLESHIP_SCORES = {
-    "type": "object",
-    "properties": {
-        "hours": {"type": "integer", "description": "games finished in the last this many hours"},
-        "scores": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "wins": {"type": "integer"},
-                    "games": {"type": "integer", "description": "finished games played"},
-                    "shots_per_game": {"type": "number", "description": "mean shots fired per finished game"},
-                    "computer": {"type": "boolean"},
-                },
-            },
-        },
-    },
-}
 
 
 @bp.get("/api/openapi.json")
@@ -701,36 +638,3 @@ def openapi_json() -> Response:
 def init_app(app: Flask) -> None:
     """Register the OpenAPI endpoint."""
     app.register_blueprint(bp)
-
-
-def _vestorsjo_paths(spec: APISpec) -> None:
-    """The Vestorsjø route (referee/web/modes/vestorsjo.py); play goes through /api/games/{game_id}/actions."""
-    created = {"type": "object", "properties": {"game": {"type": "string"}, "links": {"type": "object"}}}
-    new_game = {
-        "type": "object",
-        "properties": {
-            "opponent": {"type": "string", "enum": ["hotseat", "friend", "computer"]},
-            "dice": {"type": "string", "enum": ["server", "physical"]},
-            "level": {"type": "string", "enum": ["easy", "normal", "strong"]},
-            "start": {
-                "type": "object",
-                "description": "piece id -> place, off the map's start places",
-                "additionalProperties": {"type": "string", "maxLength": 20},
-                "maxProperties": 18,
-            },
-        },
-    }
-    spec.path(
-        path="/api/vestorsjo/games",
-        operations={
-            "post": {
-                "summary": "Vestorsjø: start a game; the caller's browser plays Scania (both sides for pass-and-play)",
-                "requestBody": {"required": True, **_json(new_game)},
-                "responses": {
-                    "201": {"description": "Created", **_json(created)},
-                    **_refusals(400, 409),
-                    "429": {"description": "Too many new games from this address"},
-                },
-            }
-        },
-    )

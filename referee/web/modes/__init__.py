@@ -7,9 +7,12 @@ look the mode up here by the type of the game's state. The air-raid mode registe
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from flask import Flask
@@ -50,6 +53,15 @@ class WebMode:
 
 
 _MODES: dict[str, WebMode] = {}
+
+
+def web_sides() -> list[ModuleType]:
+    """Return the modules of this folder, each a mode's web side (or a piece modes share, such as `seats`).
+
+    `create_app` calls each one's `init_app(app)`, the OpenAPI document each one's
+    `openapi_paths(spec)`, where they have them: a new mode with pages touches no shared file.
+    """
+    return [importlib.import_module(f"{__name__}.{found.name}") for found in pkgutil.iter_modules(__path__)]
 
 
 def register(mode: WebMode) -> None:

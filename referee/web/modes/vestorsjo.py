@@ -23,6 +23,7 @@ import time
 from functools import lru_cache
 from typing import Any
 
+from apispec import APISpec
 from flask import (
     Blueprint,
     Flask,
@@ -56,6 +57,7 @@ from referee.web.extensions import db
 from referee.web.i18n import current_lang, say, say_all
 from referee.web.links import qr_svg
 from referee.web.modes import seats
+from referee.web.openapi import json_body, refusals
 from referee.web.playing import load_any_state
 
 log = logging.getLogger(__name__)
@@ -483,3 +485,36 @@ def init_app(app: Flask) -> None:
         )
     )
     app.register_blueprint(bp)
+
+
+def openapi_paths(spec: APISpec) -> None:
+    """The Vestorsjø route (referee/web/modes/vestorsjo.py); play goes through /api/games/{game_id}/actions."""
+    created = {"type": "object", "properties": {"game": {"type": "string"}, "links": {"type": "object"}}}
+    new_game = {
+        "type": "object",
+        "properties": {
+            "opponent": {"type": "string", "enum": ["hotseat", "friend", "computer"]},
+            "dice": {"type": "string", "enum": ["server", "physical"]},
+            "level": {"type": "string", "enum": ["easy", "normal", "strong"]},
+            "start": {
+                "type": "object",
+                "description": "piece id -> place, off the map's start places",
+                "additionalProperties": {"type": "string", "maxLength": 20},
+                "maxProperties": 18,
+            },
+        },
+    }
+    spec.path(
+        path="/api/vestorsjo/games",
+        operations={
+            "post": {
+                "summary": "Vestorsjø: start a game; the caller's browser plays Scania (both sides for pass-and-play)",
+                "requestBody": {"required": True, **json_body(new_game)},
+                "responses": {
+                    "201": {"description": "Created", **json_body(created)},
+                    **refusals(400, 409),
+                    "429": {"description": "Too many new games from this address"},
+                },
+            }
+        },
+    )
