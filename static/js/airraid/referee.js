@@ -10,7 +10,7 @@
 // referee), corridors, teams (with the ledger), log (with Void) and devices.
 // The words of the log live in words.js, shared with the projector.
 
-import { Connection, bindBadge } from '../lib/conn.js';
+import { Connection, bindBadge, requestJson } from '../lib/conn.js';
 import { t } from '../lib/i18n.js';
 import { el, readJson, $ } from '../lib/dom.js';
 import { applyTeamColours, describeEvent, describeNote, tidyNotes } from './words.js';
@@ -144,18 +144,8 @@ function start() {
   conn.on('waiting', ({ result }) => say('queued', (result && result.message) || t('ref.queued')));
   conn.on('ack', () => { if (resultEl && resultEl.dataset.kind === 'queued' && !conn.outbox.size) say('ok', t('conn.all_saved')); });
 
-  async function request(method, url, body) {
-    const headers = { Accept: 'application/json' };
-    if (csrf) headers['X-CSRF-Token'] = csrf;
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(url, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
-    let data = null;
-    try { data = await res.json(); } catch { data = null; }
-    if (!res.ok) {
-      const message = (data && (data.message || data.error)) || t('ref.request_failed', { status: res.status });
-      throw new Error(message);
-    }
-    return data;
+  function request(method, url, body) {
+    return requestJson(method, url, body, { csrf, fallback: (status) => t('ref.request_failed', { status }) });
   }
 
   let refetching = null;

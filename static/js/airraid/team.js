@@ -21,7 +21,7 @@
 //           winner when the game is over.
 //
 
-import { Connection, bindBadge } from '../lib/conn.js';
+import { Connection, bindBadge, postJson as postToApi } from '../lib/conn.js';
 import { SoundCues, soundButton } from '../lib/timer.js';
 import { t, pageLang } from '../lib/i18n.js';
 import { el, $ } from '../lib/dom.js';
@@ -35,7 +35,6 @@ function start() {
   const page = JSON.parse($('page-data').textContent);
   const game = page.game;
   const team = page.view.team || String(page.role || '').split(':')[1];
-  const CSRF = (document.querySelector('[data-csrf]') || {}).dataset?.csrf || '';
 
   /** What every tab shares. `view` is replaced by each update; `ui` is this page's own state. */
   const ctx = {
@@ -130,14 +129,8 @@ function start() {
     return { id: done.clientId, done };
   }
 
-  async function postJson(path, body) {
-    const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
-    if (CSRF) headers['X-CSRF-Token'] = CSRF;
-    const r = await fetch(`${ctx.api}${path}`, { method: 'POST', headers, body: JSON.stringify(body), credentials: 'same-origin' });
-    let data = null;
-    try { data = await r.json(); } catch { /* not JSON */ }
-    if (!r.ok) throw new Error((data && (data.message || data.error)) || `HTTP ${r.status}`);
-    return data;
+  function postJson(path, body) {
+    return postToApi(`${ctx.api}${path}`, body);
   }
 
   // --------------------------------------------------------------- tabs

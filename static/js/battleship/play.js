@@ -10,7 +10,7 @@
 // move it is; between turns a privacy screen ("Hand the phone to Eva") hides
 // the boards until the next player taps, then the page asks for its view.
 
-import { Connection, bindBadge } from '../lib/conn.js';
+import { Connection, bindBadge, postJson as postToApi } from '../lib/conn.js';
 import { t, tn } from '../lib/i18n.js';
 import { el, $ } from '../lib/dom.js';
 import { SeaGrid } from '../lib/sea.js';
@@ -21,7 +21,6 @@ function start() {
   const page = JSON.parse($('page-data').textContent);
   const GAME = page.game;
   const HOTSEAT = Boolean(page.hotseat);
-  const CSRF = (document.querySelector('[data-csrf]') || {}).dataset?.csrf || '';
   let view = page.view;
   let confirmedFor = HOTSEAT ? null : view.me; // pass-and-play: whose eyes the screen is for
   let gateFor = null; // pass-and-play: the player the phone is being handed to, until they take it
@@ -84,14 +83,8 @@ function start() {
     return res;
   }
 
-  async function postJson(path, body) {
-    const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
-    if (CSRF) headers['X-CSRF-Token'] = CSRF;
-    const r = await fetch(`${page.api}${path}`, { method: 'POST', headers, body: JSON.stringify(body), credentials: 'same-origin' });
-    let data = null;
-    try { data = await r.json(); } catch { /* not JSON */ }
-    if (!r.ok) throw new Error((data && (data.message || data.error)) || `HTTP ${r.status}`);
-    return data;
+  function postJson(path, body) {
+    return postToApi(`${page.api}${path}`, body);
   }
 
   // ------------------------------------------------------ words for shots

@@ -2,7 +2,7 @@
 // it, no ship until the game is over (the server's public view holds none).
 // The referee's copy of this page also has the forfeit buttons.
 
-import { Connection, bindBadge } from '../lib/conn.js';
+import { Connection, bindBadge, postJson } from '../lib/conn.js';
 import { t } from '../lib/i18n.js';
 import { el, $ } from '../lib/dom.js';
 import { SeaGrid } from '../lib/sea.js';
@@ -49,14 +49,14 @@ function start() {
         const p = b.dataset.forfeit;
         // eslint-disable-next-line no-alert
         if (!window.confirm(t('bs.forfeit_confirm', { name: view.players[p].name }))) return;
-        const r = await fetch(`/api/games/${page.game}/actions`, {
-          method: 'POST', credentials: 'same-origin',
-          headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
-          body: JSON.stringify({ action: { type: 'forfeit', player: p } }),
-        });
-        const data = await r.json().catch(() => ({}));
+        let refused = null;
+        try {
+          await postJson(`/api/games/${page.game}/actions`, { action: { type: 'forfeit', player: p } }, { csrf });
+        } catch (error) {
+          refused = error;
+        }
         const line = $('result');
-        if (line) { line.dataset.kind = r.ok ? 'ok' : 'refused'; line.textContent = r.ok ? t('bs.forfeit_done') : t('bs.refused', { message: data.message || r.status }); }
+        if (line) { line.dataset.kind = refused ? 'refused' : 'ok'; line.textContent = refused ? t('bs.refused', { message: refused.message }) : t('bs.forfeit_done'); }
       });
     }
   }

@@ -669,3 +669,36 @@ export function bindBadge(conn, el = typeof document !== 'undefined' ? document.
   if (conn.status) show(conn.status);
   return conn.on('status', show);
 }
+
+// ---------------------------------------------------------------- the JSON API over HTTP
+
+/** The page's CSRF token: from the element that carries `data-csrf` (every page with a form of actions has one). */
+export function csrfToken() {
+  const holder = typeof document !== 'undefined' ? document.querySelector('[data-csrf]') : null;
+  return (holder && holder.dataset.csrf) || '';
+}
+
+/** Call the JSON API: the CSRF header, JSON in and out, the browser's cookies. A refusal is thrown
+ *  as an Error with the server's message (`status` and `data` on it), or `fallback(status)`'s. */
+export async function requestJson(method, url, body, { csrf = csrfToken(), fallback = (status) => `HTTP ${status}` } = {}) {
+  const headers = { Accept: 'application/json' };
+  if (csrf) headers['X-CSRF-Token'] = csrf;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(url, {
+    method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let data = null;
+  try { data = await res.json(); } catch { data = null; }
+  if (!res.ok) {
+    const error = new Error((data && (data.message || data.error)) || fallback(res.status));
+    error.status = res.status;
+    error.data = data;
+    throw error;
+  }
+  return data;
+}
+
+/** POST a JSON body to the API (`requestJson`). */
+export function postJson(url, body, options) {
+  return requestJson('POST', url, body, options);
+}
