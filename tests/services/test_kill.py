@@ -250,6 +250,23 @@ def set_up_game(referee: Phone, ledger: Ledger) -> dict[str, Any]:
     }
 
 
+def phones_of(games: list[dict[str, Any]], base_url: str, ledger: Ledger) -> list[tuple[Phone, Any, tuple[Any, ...]]]:
+    """Each game's two team bases (joined by their links) and its pilots' slips: (phone, its work, its arguments)."""
+    phones: list[tuple[Phone, Any, tuple[Any, ...]]] = []
+    for game in games:
+        gid = game["id"]
+        for team in "AB":
+            phone = Phone(base_url, f"base {team} of {gid}")
+            token = game["join"][team].split("t=", 1)[1]
+            assert phone.get(f"/api/games/{gid}/view?t={token}")["role"] == f"team:{team}"
+            phones.append((phone, base, (phone, ledger, gid, team, PILOTS)))
+        for slip in game["slips"]:
+            code = slip["url"].rsplit("/s/", 1)[1]
+            phone = Phone(base_url, f"slip {slip['order']} of {gid}")
+            phones.append((phone, pilot, (phone, ledger, gid, code, slip["order"])))
+    return phones
+
+
 def check_store(db_file: Path, game: dict[str, Any], ledger: Ledger, log_json: dict[str, Any]) -> None:
     """The log holds every acknowledged entry once and nothing else; replay equals every stored state."""
     gid = game["id"]
@@ -330,18 +347,7 @@ def test_forty_phones_and_four_sigkills_lose_nothing_and_double_nothing(tmp_path
         set_up = time.monotonic() - set_up
         setup_entries = len(ledger.acks)
 
-        phones: list[tuple[Phone, Any, tuple[Any, ...]]] = []
-        for game in games:
-            gid = game["id"]
-            for team in "AB":
-                phone = Phone(server.base, f"base {team} of {gid}")
-                token = game["join"][team].split("t=", 1)[1]
-                assert phone.get(f"/api/games/{gid}/view?t={token}")["role"] == f"team:{team}"
-                phones.append((phone, base, (phone, ledger, gid, team, PILOTS)))
-            for slip in game["slips"]:
-                code = slip["url"].rsplit("/s/", 1)[1]
-                phone = Phone(server.base, f"slip {slip['order']} of {gid}")
-                phones.append((phone, pilot, (phone, ledger, gid, code, slip["order"])))
+        phones = phones_of(games, server.base, ledger)
         assert len(phones) == 40
 
         errors: list[BaseException] = []

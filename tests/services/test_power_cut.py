@@ -37,7 +37,7 @@ import pytest
 from ..conftest import skip_or_fail
 from ..live_server import ROOT, Server
 from . import test_kill
-from .test_kill import PILOTS, Ledger, Phone, base, check_store, pilot, set_up_game
+from .test_kill import Ledger, Phone, check_store, phones_of, set_up_game
 
 try:
     from .lazyfs import LazyFS
@@ -189,18 +189,7 @@ def test_twenty_phones_and_twenty_power_cuts_lose_nothing_and_double_nothing(
             games = list(pool.map(lambda _n: set_up_game(referee, ledger), range(GAMES)))
         setup_entries = len(ledger.acks)
 
-        phones: list[tuple[Phone, Any, tuple[Any, ...]]] = []
-        for game in games:
-            gid = game["id"]
-            for team in "AB":
-                phone = Phone(server.base, f"base {team} of {gid}")
-                token = game["join"][team].split("t=", 1)[1]
-                assert phone.get(f"/api/games/{gid}/view?t={token}")["role"] == f"team:{team}"
-                phones.append((phone, base, (phone, ledger, gid, team, PILOTS)))
-            for slip in game["slips"]:
-                code = slip["url"].rsplit("/s/", 1)[1]
-                phone = Phone(server.base, f"slip {slip['order']} of {gid}")
-                phones.append((phone, pilot, (phone, ledger, gid, code, slip["order"])))
+        phones = phones_of(games, server.base, ledger)
         assert len(phones) == 20
 
         errors: list[BaseException] = []
