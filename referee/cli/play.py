@@ -31,11 +31,11 @@ from sqlalchemy.pool import QueuePool
 
 from referee.play import Play
 from referee.resources import resource_path
-from referee.rules import MODES, find_mode
+from referee.rules import find_mode
 from referee.rules.errors import MalformedAction, RulesError, RulesetError
 from referee.rules.events import REFEREE, Role, encode
 from referee.rules.ruleset import read_toml, ruleset_from_dict
-from referee.store import Store, make_engine
+from referee.store import Store, make_engine, random_seed
 from referee.store.models import Game
 
 GAME_ID = "play-script"
@@ -270,43 +270,18 @@ def outcome_matches(expected: Any, outcome: Any) -> bool:
 
 
 class _Chance:
-    """Where the server's seeds come from: a line's own seed, else random.Random(seed), else the store's."""
+    """Where the server's seeds come from: a line's own seed, else random.Random(seed), else a random one."""
 
     def __init__(self, seed: int | None) -> None:
         self.rng = random.Random(seed) if seed is not None else None
         self.given: int | None = None
 
-    def draw(self, drawn: int | None) -> int | None:
-        if drawn is None:
-            return None  # this kind of action takes no chance
+    def draw(self) -> int:
+        """The seed of an action that takes chance: the line's, else the run's next, else a random one."""
         if self.given is not None:
             given, self.given = self.given, None
             return given
-        return drawn if self.rng is None else self.rng.getrandbits(63)
-
-
-class _SeededMode:
-    """A registered mode whose server-drawn seeds the run chooses instead (see _Chance)."""
-
-    def __init__(self, mode: Any, chance: _Chance) -> None:
-        self._mode = mode
-        self._chance = chance
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._mode, name)
-
-    def create(self, action: Mapping[str, Any], **kwargs: Any) -> Any:
-        """Create the game with the run's seed in place of the store's."""
-        return self._mode.create(action, **self._seeded(kwargs))
-
-    def apply(self, state: Any, action: Mapping[str, Any], **kwargs: Any) -> Any:
-        """Apply an action with the run's seed in place of the store's."""
-        return self._mode.apply(state, action, **self._seeded(kwargs))
-
-    def _seeded(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-        if "seed" in kwargs:
-            kwargs = {**kwargs, "seed": self._chance.draw(kwargs["seed"])}
-        return kwargs
+        return random_seed() if self.rng is None else self.rng.getrandbits(63)
 
 
 class _Versions:
@@ -359,7 +334,7 @@ class ScriptGame:
         url = f"sqlite:///file:referee-play-{uuid.uuid4().hex}?mode=memory&cache=shared&uri=true"
         self.engine = make_engine(url, poolclass=QueuePool, pool_size=2, max_overflow=2)
         Game.metadata.create_all(self.engine)
-        self.store = Store(self.engine, modes={name: _SeededMode(m, self.chance) for name, m in MODES.items()})
+        self.store = Store(self.engine, seeds=self.chance.draw)
         self.versions = _Versions()
         self.play = Play(self.store, self.versions, clock=lambda: self.now)
         self.refusals = _AutomaticRefusals()
@@ -452,7 +427,7 @@ class ScriptGame:
 
     def _act(self, line: Line) -> Iterator[dict[str, Any]]:
         kind = line.action.get("type") if isinstance(line.action, dict) else None
-        if line.seed is not None and kind not in self.mode.CHANCE:
+        if line.seed is not None and kind not in self.mode.chance:
             yield self._bad(line.number, BadLine(f"seed is given, but {kind!r} takes no chance", line.expect))
             return
         self.chance.given = line.seed

@@ -7,8 +7,8 @@ server draws and the event keeps. The modes the app plays are registered here.
 from . import airraid, battleship, vestorsjo
 from .modes import MODES, GameMode, find_mode, mode_of, register
 
-register(airraid)
-register(battleship)
-register(vestorsjo)
+register(airraid.GAME)
+register(battleship.GAME)
+register(vestorsjo.GAME)
 
 __all__ = ["MODES", "GameMode", "airraid", "battleship", "find_mode", "mode_of", "register", "vestorsjo"]

@@ -27,7 +27,7 @@ from referee.store.engine import (
     run_sqlite_calls_in,
 )
 from referee.store.log import Store
-from referee.store.rows import events_t, games_t, new_id, snapshots_t
+from referee.store.rows import events_t, games_t, new_id, random_seed, snapshots_t
 from referee.store.types import (
     ABANDONED,
     MODES,
@@ -62,6 +62,7 @@ __all__ = [
     "make_private_sqlite_file",
     "migrate",
     "new_id",
+    "random_seed",
     "reading",
     "retry_busy",
     "run_sqlite_calls_in",

@@ -30,7 +30,6 @@ from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 
 from referee import offload
 from referee.rules.errors import GameOver, MalformedAction, Msg
-from referee.rules.events import Event
 from referee.store.engine import reading, retry_busy
 from referee.store.rows import (
     ADD_EVENTS,
@@ -49,9 +48,9 @@ from referee.store.rows import (
     from_snapshot,
     games_t,
     new_id,
+    random_seed,
     replayed,
     row_dict,
-    seed_for,
     snapshot_text,
     snapshots_t,
     status_text,
@@ -90,10 +89,15 @@ class Store:
         *,
         modes: Mapping[str, Mode] | None = None,
         snapshot_every: int = 50,
+        seeds: Callable[[], int] = random_seed,
     ) -> None:
-        """Bind the store to an engine; `modes` defaults to the rules core's registry of modes."""
+        """Bind the store to an engine; `modes` defaults to the rules core's registry of modes.
+
+        `seeds` draws the chance of each action whose kind takes one (`referee play` draws its own).
+        """
         self.engine = engine
         self.modes: Mapping[str, Mode] = MODES if modes is None else modes
+        self.seeds = seeds
         self.snapshot_every = max(1, snapshot_every)
         # Set when a write here stores a deadline sooner than the round clock means to wake
         # (`clock_wakes_at`, which the clock keeps): the clock sleeps on it. A round paused and
@@ -123,13 +127,12 @@ class Store:
             raise StoreError(f"unknown game mode {name!r}") from None
 
     @staticmethod
-    def _event_from_dict(mode: Mode, d: dict[str, Any]) -> Any:
-        # Every mode of the rules core logs the core's Event; a test's fake mode may bring its own.
-        maker = getattr(mode, "event_from_dict", None) or getattr(getattr(mode, "Event", None), "from_dict", None)
-        return (maker or Event.from_dict)(d)
+    def _row_to_event(mode: Mode, row: Any) -> Any:
+        return mode.event_from_dict(row_dict(row))
 
-    def _row_to_event(self, mode: Mode, row: Any) -> Any:
-        return self._event_from_dict(mode, row_dict(row))
+    def _seed_for(self, mode: Mode, kind: Any) -> dict[str, int]:
+        """The chance of an action whose kind takes one (the mode's `chance`), as apply's `seed`."""
+        return {"seed": self.seeds()} if isinstance(kind, str) and kind in mode.chance else {}
 
     def _read(self) -> AbstractContextManager[Connection]:
         """A read-only transaction (DEFERRED on SQLite)."""
@@ -167,7 +170,7 @@ class Store:
                 state, version = cached.state, cached.version
                 if version < game.seq:
                     rows = self._events_rows(conn, game.id, version, game.seq)
-                    state = computed(len(rows), folded, mode, self._event_from_dict, state, rows)
+                    state = computed(len(rows), folded, mode, state, rows)
                     self._remember(game.id, game.mode, state, game.seq)
                 return mode, state
             return mode, self._loaded(conn, game, mode)
@@ -187,7 +190,7 @@ class Store:
             bodies = self._older_snapshots(conn, game.id, seq)
             after = self._events_rows(conn, game.id, seq, game.seq)
             work = len(after) + len(log_rows or ()) + len(bodies)
-            state = computed(work, from_snapshot, mode, self._event_from_dict, snap.state, log_rows, bodies, after)
+            state = computed(work, from_snapshot, mode, snap.state, log_rows, bodies, after)
             if state is not None:
                 self._saw_snapshot(game.id, seq)
             else:
@@ -196,7 +199,7 @@ class Store:
             if snap is None:
                 self._saw_snapshot(game.id, 0)  # none yet: the first one points back to none
             rows = self._events_rows(conn, game.id, 0, game.seq)
-            state = computed(len(rows), replayed, mode, self._event_from_dict, rows)
+            state = computed(len(rows), replayed, mode, rows)
         self._remember(game.id, game.mode, state, game.seq)
         return state
 
@@ -247,8 +250,7 @@ class Store:
 
     def _snapshot_base(self, game_id: str, mode: Mode, state: Any, version: int) -> int:
         """Return the seq of the snapshot a new one may take its state's growing part from (0: none)."""
-        base_of = getattr(mode, "snapshot_base", None)
-        if base_of is None:
+        if mode.snapshot_grows is None:
             return 0
 
         def last() -> int:
@@ -263,7 +265,7 @@ class Store:
         with self._lock:
             known = self._snapshot_seq.get(game_id)
         previous = known if known is not None and known < version else retry_busy(last)
-        return int(base_of(state, previous)) if previous else 0
+        return int(mode.snapshot_base(state, previous)) if previous else 0
 
     def _insert_snapshot(self, game_id: str, version: int, body: str) -> None:
         with self.engine.begin() as conn:
@@ -304,20 +306,12 @@ class Store:
     ) -> Result:
         """Create a game from its first action; RulesError writes nothing.
 
-        A mode with `create(action, *, at, by) -> (state, events)` makes the first events itself;
-        otherwise the store writes one event (seq 1, kind "game_created", data = action) and
-        validates it with `mode.replay`.
+        The mode's `create` makes the first events (numbered from 1).
         """
         mode = self.mode(mode_name)
         gid = game_id or new_id()
-        create = getattr(mode, "create", None)
-        if create is not None:
-            state, events = create(action, at=at, by=by, **seed_for(mode, "create_game"))
-            events = list(events)
-        else:
-            first = self._event_from_dict(mode, {"seq": 1, "kind": "game_created", "data": action, "at": at, "by": by})
-            state = mode.replay([first])  # validates the setup; raises RulesError on refusal
-            events = [first]
+        state, events = mode.create(action, at=at, by=by, **self._seed_for(mode, "create_game"))
+        events = list(events)
         for offset, ev in enumerate(events):
             if ev.seq != 1 + offset:
                 raise BrokenMode(f"first events must be numbered from 1, got {ev.seq}")
@@ -407,14 +401,14 @@ class Store:
             mode, state = self._cached(game) or self._state_in(conn, game)
             # The server's dice: drawn here, written into the event by the rules, so a replay rolls alike.
             kind = action.get("type") if isinstance(action, dict) else None
-            chance = seed_for(mode, kind)
+            chance = self._seed_for(mode, kind)
 
             def applied() -> tuple[Any, list[Any]]:
                 return mode.apply(state, action, at=at, by=by, **extra, **chance)
 
             # A slow kind (a void of a long game) runs in a thread: other writers wait for the
             # write lock meanwhile, but the event loop, and everyone only reading, does not.
-            new_state, events = offload.run(applied) if kind in getattr(mode, "SLOW_KINDS", ()) else applied()
+            new_state, events = offload.run(applied) if kind in mode.slow_kinds else applied()
             current = int(game.seq)
             if not events:
                 return Result(game_id, [], state, current, mode=str(game.mode)), mode, game, None, False

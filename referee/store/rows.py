@@ -88,9 +88,9 @@ def snapshot_text(mode: Mode, state: Any, base: int = 0) -> str:
     """Encode a state for the snapshots table, without the log the events table holds.
 
     `base`: the seq of an earlier snapshot that holds the state's growing part up to there
-    (`SNAPSHOT_GROWS`, the air-raid notes): this one then holds only the entries after it.
+    (the mode's `snapshot_grows`, the air-raid notes): this one then holds only the entries after it.
     """
-    log_free = getattr(mode, "snapshot_to_dict", None)
+    log_free = mode.snapshot_to_dict
     if log_free is None:
         return dumps(mode.state_to_dict(state))
     if base:
@@ -101,29 +101,26 @@ def snapshot_text(mode: Mode, state: Any, base: int = 0) -> str:
 # Rows under which loading a game is computed where it is: the thread hop costs more than they do.
 IN_PLACE_ROWS = 32
 
-MakeEvent = Callable[[Mode, dict[str, Any]], Any]
-
 
 def computed(work: int, fn: Callable[..., T], *args: Any) -> T:
     """Return fn(*args): in a thread of `offload` when `work` (rows to decode and fold) is more than a few."""
     return fn(*args) if work <= IN_PLACE_ROWS else offload.run(fn, *args)
 
 
-def folded(mode: Mode, make: MakeEvent, state: Any, rows: Sequence[Any]) -> Any:
+def folded(mode: Mode, state: Any, rows: Sequence[Any]) -> Any:
     """Return the state after folding the events of these rows (pure: run in a thread)."""
     for row in rows:
-        state = mode.fold(state, make(mode, row_dict(row)))
+        state = mode.fold(state, mode.event_from_dict(row_dict(row)))
     return state
 
 
-def replayed(mode: Mode, make: MakeEvent, rows: Sequence[Any]) -> Any:
+def replayed(mode: Mode, rows: Sequence[Any]) -> Any:
     """Return the state of a whole log's rows (pure: run in a thread)."""
-    return mode.replay([make(mode, row_dict(r)) for r in rows])
+    return mode.replay([mode.event_from_dict(row_dict(r)) for r in rows])
 
 
 def from_snapshot(
     mode: Mode,
-    make: MakeEvent,
     body: str,
     log_rows: Sequence[Any] | None,
     older: Mapping[int, str],
@@ -140,7 +137,7 @@ def from_snapshot(
         data["log"] = [row_dict(r) for r in log_rows or ()]
     since = data.pop(GROWN_SINCE, 0)
     if since:
-        grows = getattr(mode, "SNAPSHOT_GROWS", None)
+        grows = mode.snapshot_grows
         if grows is None:
             return None
         pieces = [data.get(grows, {})]
@@ -151,7 +148,7 @@ def from_snapshot(
             pieces.append(earlier.get(grows, {}))
             since = earlier.get(GROWN_SINCE, 0)
         data[grows] = {k: v for piece in reversed(pieces) for k, v in piece.items()}
-    return folded(mode, make, mode.state_from_dict(data), after)
+    return folded(mode, mode.state_from_dict(data), after)
 
 
 def row_dict(row: Any) -> dict[str, Any]:
@@ -174,17 +171,14 @@ def event_row(game_id: str, ev: Any, batch_seq: int, device_id: str | None, clie
     }
 
 
-def seed_for(mode: Mode, kind: Any) -> dict[str, int]:
-    """Draw the chance of an action whose kind takes one (the mode's CHANCE), as apply's `seed`."""
-    if isinstance(kind, str) and kind in getattr(mode, "CHANCE", ()):
-        return {"seed": secrets.randbits(63)}
-    return {}
+def random_seed() -> int:
+    """A seed for an action's chance, drawn by the server (the players never choose it)."""
+    return secrets.randbits(63)
 
 
 def deadline_of(mode: Mode, state: Any) -> float | None:
     """When the round clock must next look at a game, from the mode's `next_deadline`; None: never."""
-    next_deadline = getattr(mode, "next_deadline", None)
-    value = next_deadline(state) if next_deadline is not None else None
+    value = mode.next_deadline(state)
     return None if value is None else float(value)
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from referee.rules import modes as rules_modes
 
@@ -29,39 +29,13 @@ class Look(NamedTuple):
 ABANDONED = "abandoned"
 
 
-class Mode(Protocol):
-    """The pure functions a game mode of the rules core provides.
-
-    To turn stored rows back into events the store calls `mode.event_from_dict(d)` if the
-    mode has it, else `mode.Event.from_dict(d)` (a mode module that imports its Event class).
-    Optional: `create(action, *, at, by) -> (state, events)` makes a game's first events,
-    `apply` may take `version=` (see Store.execute), and `next_deadline(state) -> float | None`
-    tells when the round clock must next look at the game (stored in games.deadline).
-    """
-
-    def replay(self, events: Sequence[Any]) -> Any:
-        """Fold every event from seq 1 (game_created) into a state."""
-        ...
-
-    def fold(self, state: Any, event: Any) -> Any:
-        """Apply one stored event to a state."""
-        ...
-
-    def apply(self, state: Any, action: dict[str, Any], *, at: float, by: str) -> tuple[Any, list[Any]]:
-        """Validate an action and return (new state, new events with seq set); raise RulesError on refusal."""
-        ...
-
-    def state_to_dict(self, state: Any) -> dict[str, Any]:
-        """Serialize a state for a snapshot."""
-        ...
-
-    def state_from_dict(self, d: dict[str, Any]) -> Any:
-        """Rebuild a state from a snapshot."""
-        ...
+Mode = rules_modes.GameMode
+"""What the store needs of a game mode is the mode's one definition: create, apply, fold and
+replay, its chance and slow kinds, its deadline, and how its state and snapshots are written."""
 
 
 # The rules core fills it (name -> mode); some tests add fake modes of their own.
-MODES: dict[str, Any] = rules_modes.MODES
+MODES: dict[str, Mode] = rules_modes.MODES
 """The modes a Store plays unless told otherwise: the rules core's registry (referee/rules/__init__.py)."""
 
 

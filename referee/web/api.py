@@ -50,8 +50,8 @@ def api_create(mode: str) -> Any:
     action = json_body().get("action")
     if not isinstance(action, dict):
         raise MalformedAction("action must be the game's create_game action, a JSON object")
-    acted = play().create(found.MODE, {**action, "type": "create_game"}, by="referee")
-    return jsonify({"game": acted.result.game_id, "mode": found.MODE, "seq": acted.state.version}), 201
+    acted = play().create(found.name, {**action, "type": "create_game"}, by="referee")
+    return jsonify({"game": acted.result.game_id, "mode": found.name, "seq": acted.state.version}), 201
 
 
 @bp.get("/api/games/<game_id>/view")
@@ -177,7 +177,7 @@ def _draft(game_id: str, body: dict[str, Any]) -> Draft:
     gone = why(game_id) if why is not None else None
     if gone:
         abort(410, description=gone)
-    sea_draft = getattr(mode_of(state), "sea_draft", None)
+    sea_draft = mode_of(state).sea_draft
     if sea_draft is None:
         abort(404, description=_("No fleet is placed in this game."))
     side = next((body[k] for k in SIDE_FIELDS if k in body), None)

@@ -38,7 +38,9 @@ def games_list() -> list[dict[str, str]]:
 def index() -> str:
     """Show the home page; the referee gets the way to a new game and back to every game."""
     referee = is_server_referee()
-    return render_template("home/index.html", is_referee=referee, games=games_list() if referee else [])
+    return render_template(
+        "home/index.html", is_referee=referee, games=games_list() if referee else [], links=modes.home_links(referee)
+    )
 
 
 @bp.get("/api/health")

@@ -25,9 +25,9 @@ PLAIN_MODE = "airraid"
 def actions() -> dict[str, dict[str, Any]]:
     """Return every registered mode's action schemas (the modes supply them), by component name."""
     return {
-        (kind if mode.MODE == PLAIN_MODE else f"{mode.MODE}_{kind}"): schema
+        (kind if mode.name == PLAIN_MODE else f"{mode.name}_{kind}"): dict(schema)
         for mode in MODES.values()
-        for kind, schema in mode.ACTION_SCHEMAS.items()
+        for kind, schema in mode.action_schemas.items()
     }
 
 

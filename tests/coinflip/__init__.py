@@ -1,19 +1,19 @@
 """A tiny third game mode, for the tests only: the referee calls heads or tails, the server's coin falls.
 
-It is one package and one registry line (`referee.rules.register(coinflip)`): everything else, the
-store, the play service, the JSON API and Socket.IO, plays it through the mode surface.
+It is one package and one registry line (`referee.rules.register(coinflip.GAME)`): everything
+else, the store, the play service, the JSON API and Socket.IO, plays it through its definition.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from referee.rules.engine import SEED, Engine, Fields, Rules, chance
 from referee.rules.errors import Msg, NotYourTurn
-from referee.rules.events import JSON, Event, Role, encode, log_state_from_dict, log_state_to_dict
+from referee.rules.events import JSON, Event, Role, encode
+from referee.rules.modes import GameMode
 
 MODE = "coinflip"
 CHANCE: frozenset[str] = frozenset({"flip"})
@@ -83,49 +83,6 @@ def _clone(state: State) -> State:
     return dataclasses.replace(state, calls=list(state.calls), falls=list(state.falls), skipped=dict(state.skipped))
 
 
-ENGINE = Engine(Rules(mode=MODE, setup=_setup, handlers={"flip": _flip}, clone=_clone, chance=CHANCE))
-
-
-def read_ruleset(data: Mapping[str, Any], source: str = "<ruleset>") -> dict[str, Any]:
-    """Return the ruleset: this game has none worth the name."""
-    del source
-    return dict(data)
-
-
-def create(
-    action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None
-) -> tuple[State, list[Event]]:
-    """Start a game."""
-    return ENGINE.create(action, at=at, by=by, seed=seed)
-
-
-def apply(
-    state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None, seed: int | None = None
-) -> tuple[State, list[Event]]:
-    """Take one flip."""
-    return ENGINE.apply(state, action, at=at, by=by, version=version, seed=seed)
-
-
-def fold(state: State, event: Event) -> State:
-    """Apply a stored event."""
-    return ENGINE.fold(state, event)
-
-
-def replay(events: Sequence[Event]) -> State:
-    """Rebuild a game from its log."""
-    return ENGINE.replay(events)
-
-
-def state_to_dict(state: State) -> JSON:
-    """Return the state as JSON-able data."""
-    return log_state_to_dict(state)
-
-
-def state_from_dict(data: Mapping[str, Any]) -> State:
-    """Rebuild a state."""
-    return log_state_from_dict(State, data)
-
-
 def legal_actions(state: State, role: Role) -> list[JSON]:
     """The referee flips while flips are left."""
     return [{"type": "flip", "options": list(SIDES)}] if role.kind == "referee" and state.outcome is None else []
@@ -146,30 +103,14 @@ def view_for(state: State, role: Role, now: float) -> JSON:
     }
 
 
-def outcome(state: State) -> Outcome | None:
-    """Return how the game ended."""
-    return state.outcome
-
-
-def audiences(state: State) -> list[Role]:
-    """The referee and the watchers."""
-    del state
-    return [Role("referee"), Role("public")]
-
-
-def next_deadline(state: State) -> float | None:
-    """No clock."""
-    del state
-    return None
-
-
-def due_action(state: State, now: float) -> tuple[str, JSON] | None:
-    """No clock."""
-    del state, now
-    return None
-
-
-def automatic(state: State) -> tuple[str, JSON] | None:
-    """No computer."""
-    del state
-    return None
+# Everything left out takes the default: no ruleset worth the name, no clock, no computer, the
+# referee and the watchers hear the pushes, the state is written as it is.
+GAME = GameMode(
+    name=MODE,
+    state_type=State,
+    engine=Engine(Rules(mode=MODE, setup=_setup, handlers={"flip": _flip}, clone=_clone, chance=CHANCE)),
+    view_for=view_for,
+    legal_actions=legal_actions,
+    action_schemas=ACTION_SCHEMAS,
+)
+replay, state_to_dict = GAME.replay, GAME.state_to_dict

@@ -686,7 +686,7 @@ def test_cli_rules_check_broken_battleship_ruleset(tmp_path: Path) -> None:
 def test_the_store_replays_and_snapshots_a_battleship_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from referee.store import MODES, Store, make_engine, migrate
 
-    monkeypatch.setitem(MODES, bs.MODE, bs)
+    monkeypatch.setitem(MODES, bs.MODE, bs.GAME)
     engine = make_engine(f"sqlite:///{tmp_path / 'store.sqlite3'}")
     migrate(engine)
     store = Store(engine, snapshot_every=5)

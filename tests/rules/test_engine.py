@@ -32,7 +32,7 @@ def computer_game(**more: Any) -> dict[str, Any]:
 
 
 def test_the_registry_holds_every_mode_and_refuses_others() -> None:
-    assert find_mode("airraid") is airraid and find_mode("battleship") is bs
+    assert find_mode("airraid") is airraid.GAME and find_mode("battleship") is bs.GAME
     assert list(MODES) == ["airraid", "battleship", "vestorsjo"]
     with pytest.raises(MalformedAction):
         find_mode("chess")

@@ -327,7 +327,7 @@ def test_a_mode_without_defaults_gets_only_its_ruleset_and_map(monkeypatch: pyte
 @pytest.mark.parametrize("mode", ["battleship", "airraid", "vestorsjo"])
 def test_every_action_of_a_mode_is_documented_with_an_example(mode: str) -> None:
     text = (Path(__file__).resolve().parents[2] / "docs" / "actions.md").read_text(encoding="utf-8")
-    for kind in find_mode(mode).ACTION_SCHEMAS:
+    for kind in find_mode(mode).action_schemas:
         assert f'{{"type": "{kind}"' in text, kind
 
 

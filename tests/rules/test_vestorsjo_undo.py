@@ -108,7 +108,7 @@ def test_the_view_does_not_grow_with_the_undos_of_turns_past() -> None:
     later = v.view_for(g.state, "player:scania", 0)
     assert _without_the_clock(later) == _without_the_clock(fresh)
     assert len(json.dumps(later)) - len(json.dumps(fresh)) < 10  # the version's and round's digits
-    assert v.snapshot_to_dict(g.state)["undone"] == {}
+    assert v.GAME.snapshot_to_dict(g.state)["undone"] == {}
 
 
 def test_a_turn_takes_back_at_most_so_many_moves_then_plays_on() -> None:

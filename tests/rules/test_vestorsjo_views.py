@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from referee.rules import vestorsjo as v
-from referee.rules.modes import GameMode
+from referee.rules.modes import GameMode, find_mode
 
 from .vestorsjo_maps import Game, ruleset_data
 
@@ -64,10 +64,11 @@ def test_legal_actions_are_accepted() -> None:
 
 
 def test_the_package_is_a_game_mode() -> None:
-    """The package offers the whole mode surface (mypy --strict checks this assignment against the protocol)."""
-    mode: GameMode = v
-    assert mode.MODE == "vestorsjo" and {"fire", "attack_submarine", "computer_move"} == mode.CHANCE
-    assert set(mode.ACTION_SCHEMAS) == set(v.HANDLERS)
+    """The package's `GAME` is its whole mode definition, registered under its name."""
+    mode: GameMode = v.GAME
+    assert find_mode("vestorsjo") is mode
+    assert mode.name == "vestorsjo" and {"fire", "attack_submarine", "computer_move"} == mode.chance
+    assert set(mode.action_schemas) == set(v.HANDLERS)
     g = Game()
     assert mode.outcome(g.state) is None and mode.next_deadline(g.state) is None and mode.automatic(g.state) is None
     assert {r.to_str() for r in mode.audiences(g.state)} == {"referee", "public", "player:scania", "player:zealand"}

@@ -297,7 +297,7 @@ def check_store(db_file: Path, game: dict[str, Any], ledger: Ledger, log_json: d
         contents = [(r.by, r.kind, r.data) for r in rows]
         assert len(contents) == len(set(contents)), "no entry is in the log twice, whatever its client id"
 
-        store = Store(engine, modes={"airraid": airraid})
+        store = Store(engine, modes={"airraid": airraid.GAME})
         events = store.all_events(gid)
         assert [e.to_dict() for e in events] == log_json["events"], "the server's log.json is the stored log"
         replayed = airraid.state_to_dict(airraid.replay(events))

@@ -14,7 +14,6 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -26,7 +25,7 @@ from referee.store import Mode, Store, events_t, games_t, make_engine, migrate, 
 
 LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
 FIXTURES = sorted(LOGS.glob("*.json"))
-MODES: dict[str, ModuleType] = {"airraid": airraid, "battleship": battleship}
+MODES: dict[str, Mode] = {"airraid": airraid.GAME, "battleship": battleship.GAME}
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -133,7 +132,7 @@ def test_an_old_snapshot_reads_back_as_the_same_state(path: Path) -> None:
 
 def store_game(engine: Engine, fixture: dict[str, Any], game_id: str) -> Store:
     """Write a fixture's log into the store's tables as its day stored it: the game row, then every event row."""
-    modes: dict[str, Mode] = {"airraid": airraid, "battleship": battleship}
+    modes = MODES
     store = Store(engine, modes=modes)
     events = fixture["events"]
     with engine.begin() as conn:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from sqlalchemy import Engine, inspect, select
 from sqlalchemy.exc import OperationalError
 
 from referee.rules.errors import IllegalAction, MalformedAction
+from referee.rules.modes import GameMode
 from referee.store import (
     MODES,
     GameNotFound,
@@ -59,14 +60,30 @@ class CState:
     adds: int
 
 
-class CounterMode:
-    """Counts: actions {"type": "add"|"add_twice", "n": positive int}; counts folds and replays."""
+class CounterMode(GameMode):
+    """Counts: actions {"type": "add"|"add_twice", "n": positive int}; counts folds and replays.
 
-    Event = CEvent
+    It folds its own way, without the shared engine, so it overrides the four moves of a mode.
+    """
 
     def __init__(self) -> None:
+        super().__init__(
+            name="counter",
+            state_type=CState,
+            engine=None,
+            view_for=lambda state, role, now: asdict(state),
+            legal_actions=lambda state, role: [{"type": "add"}, {"type": "add_twice"}],
+            state_to_dict=asdict,
+            state_from_dict=lambda d: CState(**d),
+            event_from_dict=CEvent.from_dict,
+        )
         self.folds = 0
         self.replays = 0
+
+    def create(self, action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None) -> Any:
+        """Start a game: one game_created event holding the action."""
+        first = CEvent(1, "game_created", dict(action), at, by)
+        return self.replay([first]), [first]
 
     def replay(self, events: Sequence[CEvent]) -> CState:
         """Fold every event from game_created."""
@@ -88,7 +105,7 @@ class CounterMode:
             return CState(event.seq, state.total + int(event.data["n"]), state.adds + 1)
         return replace(state, version=event.seq)
 
-    def apply(self, state: CState, action: dict[str, Any], *, at: float, by: str) -> tuple[CState, list[CEvent]]:
+    def apply(self, state: CState, action: Mapping[str, Any], *, at: float, by: str, **rest: Any) -> Any:
         """Validate and apply an action."""
         kind, n = action.get("type"), action.get("n")
         if kind not in ("add", "add_twice"):
@@ -102,19 +119,11 @@ class CounterMode:
             events.append(event)
         return state, events
 
-    def state_to_dict(self, state: CState) -> dict[str, Any]:
-        """Serialize a state."""
-        return asdict(state)
-
-    def state_from_dict(self, d: dict[str, Any]) -> CState:
-        """Rebuild a state."""
-        return CState(**d)
-
 
 class CreatingCounterMode(CounterMode):
     """A counter mode that makes its first events itself, like the lead's modes do."""
 
-    def create(self, action: dict[str, Any], *, at: float, by: str) -> tuple[CState, list[CEvent]]:
+    def create(self, action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None) -> Any:
         """Start a game: game_created plus one 'added' of the initial bonus."""
         first = CEvent(1, "game_created", {"start": 0}, at, by)
         bonus = CEvent(2, "added", {"n": int(action["bonus"])}, at, by)

@@ -306,7 +306,7 @@ def bare_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
         url, kwargs = request.getfixturevalue("postgres_schema")
         engine = make_engine(url, **kwargs)
     migrate(engine)
-    yield Store(engine, modes={bs.MODE: bs, airraid.MODE: airraid})
+    yield Store(engine, modes={bs.MODE: bs.GAME, airraid.MODE: airraid.GAME})
     engine.dispose()
 
 

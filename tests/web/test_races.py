@@ -31,7 +31,7 @@ from referee.store import MODES, Store, make_engine, migrate
 from ..airraid_helpers import started_game
 from .screens import Pushes, Screen
 
-MODES.setdefault(airraid.MODE, airraid)  # as referee.web.games does
+MODES.setdefault(airraid.MODE, airraid.GAME)  # as referee.rules does
 
 RUNS = 12
 """Concurrent runs per race and database."""

@@ -25,13 +25,13 @@ from .test_games_web import referee_client
 
 @pytest.fixture
 def registered() -> Iterator[None]:
-    register(coinflip)  # the one line a new mode needs
+    register(coinflip.GAME)  # the one line a new mode needs
     yield
     MODES.pop(coinflip.MODE)
 
 
 def test_a_registered_mode_is_found_like_the_others(registered: None) -> None:
-    assert find_mode("coinflip") is coinflip
+    assert find_mode("coinflip") is coinflip.GAME
 
 
 def test_the_coin_flip_game_is_played_through_the_generic_api_and_socket(

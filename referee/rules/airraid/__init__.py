@@ -3,8 +3,8 @@
 The package, read top to bottom: `state` (the game's dataclasses), `corridors` (who meets whom,
 and the judges of a dogfight and a bombing), `planes` (movements, the ledger, the end of the
 game), `conditions` (when each move may be made: one predicate per condition), `moves` (one
-handler per action, on the shared engine) and `views` (what each role may do and see). Its
-surface is the game-mode surface of `referee.rules.modes.GameMode`:
+handler per action, on the shared engine) and `views` (what each role may do and see). `GAME`
+is its game-mode definition (`referee.rules.modes.GameMode`):
 
 - `create(action, at, by)` starts a game; `apply(state, action, at, by)` checks an action and
   returns the new state and its events; `fold(state, event)` applies a stored event;
@@ -15,6 +15,7 @@ surface is the game-mode surface of `referee.rules.modes.GameMode`:
 - `outcome(state)` tells who won, if anyone has.
 """
 
+from ..modes import GameMode
 from .clock import automatic, due_action
 from .conditions import order_problems, orders_shown_to
 from .corridors import (
@@ -37,18 +38,12 @@ from .moves import (
     HANDLERS,
     SLOW_KINDS,
     SNAPSHOT_GROWS,
-    apply,
     audiences,
-    create,
-    fold,
     next_deadline,
-    outcome,
     read_ruleset,
-    replay,
     snapshot_base,
     snapshot_to_dict,
     state_from_dict,
-    state_to_dict,
 )
 from .planes import ledger, ledger_balances
 from .schema import ACTION_SCHEMAS
@@ -84,6 +79,30 @@ from .views import (
     view_for,
 )
 
+GAME = GameMode(
+    name=MODE,
+    state_type=State,
+    engine=ENGINE,
+    view_for=view_for,
+    legal_actions=legal_actions,
+    sea_draft=sea_draft,
+    read_ruleset=read_ruleset,
+    action_schemas=ACTION_SCHEMAS,
+    audiences=audiences,
+    next_deadline=next_deadline,
+    due_action=due_action,
+    automatic=automatic,
+    slow_kinds=SLOW_KINDS,
+    state_from_dict=state_from_dict,
+    snapshot_to_dict=snapshot_to_dict,
+    snapshot_grows=SNAPSHOT_GROWS,
+    snapshot_base=snapshot_base,
+)
+
+# The mode's moves by name, for scripts and tests that play the air raid alone.
+create, apply, fold, replay = GAME.create, GAME.apply, GAME.fold, GAME.replay
+state_to_dict, outcome = GAME.state_to_dict, GAME.outcome
+
 __all__ = [
     "ACTION_SCHEMAS",
     "BINDINGS",
@@ -92,6 +111,7 @@ __all__ = [
     "CHANCE",
     "ENGINE",
     "FIGHTER",
+    "GAME",
     "HANDLERS",
     "IN_AIR",
     "MAX_NAME",

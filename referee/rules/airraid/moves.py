@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from ..engine import Engine, Fields, Rules, effective_voids
@@ -88,7 +88,6 @@ from .state import (
     Bombing,
     DuelResult,
     Order,
-    Outcome,
     Report,
     Round,
     State,
@@ -861,30 +860,6 @@ ENGINE = Engine(
 )
 
 
-def create(
-    action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None
-) -> tuple[State, list[Event]]:
-    """Start a game from a create_game action; return the state and its first event."""
-    return ENGINE.create(action, at=at, by=by, seed=seed)
-
-
-def apply(
-    state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None, seed: int | None = None
-) -> tuple[State, list[Event]]:
-    """Check an action by a role at a time; return the new state and the events it adds."""
-    return ENGINE.apply(state, action, at=at, by=by, version=version, seed=seed)
-
-
-def fold(state: State, event: Event) -> State:
-    """Apply a stored event and return the new state (the input is not changed)."""
-    return ENGINE.fold(state, event)
-
-
-def replay(events: Sequence[Event]) -> State:
-    """Rebuild a game from its whole log."""
-    return ENGINE.replay(events)
-
-
 def read_ruleset(data: Mapping[str, Any], source: str = "<ruleset>") -> AirRaidRuleset:
     """Build an air-raid ruleset from parsed ruleset data; raise RulesetError with every problem."""
     return airraid_ruleset_from_dict(data, source)
@@ -911,16 +886,6 @@ def next_deadline(state: State) -> float | None:
         # one is settled, so the clock ends the round then, unless the referee has ended it.
         return None
     return rnd.timer.deadline
-
-
-def outcome(state: State) -> Outcome | None:
-    """Return how the game ended, or None while it goes on."""
-    return state.outcome
-
-
-def state_to_dict(state: State) -> JSON:
-    """Return the whole state as JSON-able data (for snapshots and comparison)."""
-    return log_state_to_dict(state)
 
 
 def snapshot_to_dict(state: State, after: int = 0) -> JSON:

@@ -16,7 +16,7 @@ from ..errors import (
     RulesetError,
     join_msgs,
 )
-from ..events import JSON, Event, Role, log_state_from_dict, log_state_to_dict
+from ..events import Event, Role
 from ..grid import LETTERS
 from ..ruleset import (
     mode_ruleset,
@@ -343,39 +343,6 @@ ENGINE = Engine(
 )
 
 
-def event_from_dict(data: Mapping[str, Any]) -> Event:
-    """Rebuild a stored event (for the store)."""
-    return Event.from_dict(data)
-
-
-def create(
-    action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None
-) -> tuple[State, list[Event]]:
-    """Start a game from a create_game action; return the state and its first event."""
-    return ENGINE.create(action, at=at, by=by, seed=seed)
-
-
-def apply(
-    state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None, seed: int | None = None
-) -> tuple[State, list[Event]]:
-    """Check an action by a role at a time; return the new state and the events it adds.
-
-    `version` (also accepted inside the action) is the state version the actor saw: an action
-    based on an older one is refused with StaleVersion, so a double tap cannot fire twice.
-    """
-    return ENGINE.apply(state, action, at=at, by=by, version=version, seed=seed)
-
-
-def fold(state: State, event: Event) -> State:
-    """Apply a stored event and return the new state (the input is not changed)."""
-    return ENGINE.fold(state, event)
-
-
-def replay(events: Sequence[Event]) -> State:
-    """Rebuild a game from its whole log."""
-    return ENGINE.replay(events)
-
-
 def read_ruleset(data: Mapping[str, Any], source: str = "<ruleset>") -> BattleshipRuleset:
     """Build a Battleship ruleset from parsed ruleset data; raise RulesetError with every problem."""
     mode_ruleset(MODE, data, source)
@@ -385,28 +352,3 @@ def read_ruleset(data: Mapping[str, Any], source: str = "<ruleset>") -> Battlesh
 def audiences(state: State) -> list[Role]:
     """Return the roles whose screens hear a push: the referee, the public, both players."""
     return [Role("referee"), Role("public"), Role("player", "A"), Role("player", "B")]
-
-
-def next_deadline(state: State) -> float | None:
-    """Return when the clock must next act on the game: never, Battleship has no clock."""
-    return None
-
-
-def outcome(state: State) -> Outcome | None:
-    """Return how the game ended, or None while it goes on."""
-    return state.outcome
-
-
-def state_to_dict(state: State) -> JSON:
-    """Return the whole state as JSON-able data (for snapshots and comparison)."""
-    return log_state_to_dict(state)
-
-
-def snapshot_to_dict(state: State) -> JSON:
-    """Return the state without its log, which the store keeps as events, its messages translatable."""
-    return log_state_to_dict(state, log=False, messages=True)
-
-
-def state_from_dict(data: Mapping[str, Any]) -> State:
-    """Rebuild a state from `state_to_dict` output."""
-    return log_state_from_dict(State, data)

@@ -16,12 +16,6 @@ def automatic(state: State) -> tuple[str, JSON] | None:
     return Role("player", player), {"type": "computer_move", "player": player}
 
 
-def due_action(state: State, now: float) -> tuple[str, JSON] | None:
-    """Return the action a clock must take now: never, Battleship has no clock."""
-    del state, now
-    return None
-
-
 def screen_player(state: State) -> str:
     """Return whose screen one pass-and-play device shows now: the one to place, else the one to move."""
     for p in (state.first, other(state.first)):

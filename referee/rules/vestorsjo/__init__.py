@@ -3,15 +3,20 @@
 The package, read top to bottom: `hexes` (hexes, corners and sides with paired parse/format),
 `ruleset` (the ruleset as data: classes, depths, the gunnery and submarine tables), `board` (the
 map as the rules see it, its check `map_problems`, how far a piece may go), `state`, `moves` (the
-predicates and handlers on the shared engine), `views`, `schema`. Its surface is the game-mode
-surface of `referee.rules.modes.GameMode`; also `actions_for(state, role)`, every action a role may
+predicates and handlers on the shared engine), `views`, `schema`. `GAME` is its game-mode
+definition (`referee.rules.modes.GameMode`); also `actions_for(state, role)`, every action a role may
 send now, ready to apply (for a computer player), and `map_problems(data)` for `referee map check`.
 
 Sides are "scania" and "zealand"; roles are "player:scania", "player:zealand", "referee" and "public".
 Pieces are named "<side>.<class>[-n]", like "scania.frigate-1".
 """
 
-from ..events import Event
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+from ..events import Event, log_state_to_dict
+from ..modes import GameMode
 from .board import Board, map_problems, read_board, start_problems
 from .hexes import Edge, Hex, Vertex
 from .moves import (
@@ -21,23 +26,14 @@ from .moves import (
     HANDLERS,
     SLOW_KINDS,
     UNDOS_PER_TURN,
-    apply,
     attack_problem,
     audiences,
     automatic,
-    create,
-    due_action,
     end_turn_problem,
     fire_problem,
-    fold,
     move_problem,
     move_targets,
-    next_deadline,
-    outcome,
-    replay,
-    snapshot_to_dict,
-    state_from_dict,
-    state_to_dict,
+    server_pips_problem,
     surrender_problem,
     undo_problem,
 )
@@ -46,11 +42,49 @@ from .schema import ACTION_SCHEMAS
 from .state import Outcome, Piece, Roll, State
 from .views import actions_for, legal_actions, view_for
 
+
+class _Vestorsjo(GameMode):
+    def apply(
+        self,
+        state: Any,
+        action: Mapping[str, Any],
+        *,
+        at: float,
+        by: str,
+        version: int | None = None,
+        seed: int | None = None,
+    ) -> tuple[Any, list[Event]]:
+        """Check an action as every mode does, after refusing pips where the server rolls."""
+        refusal = server_pips_problem(state, action)
+        if refusal is not None:
+            raise refusal
+        return super().apply(state, action, at=at, by=by, version=version, seed=seed)
+
+
+GAME = _Vestorsjo(
+    name=MODE,
+    state_type=State,
+    engine=ENGINE,
+    view_for=view_for,
+    legal_actions=legal_actions,
+    read_ruleset=read_ruleset,
+    action_schemas=ACTION_SCHEMAS,
+    audiences=audiences,
+    automatic=automatic,
+    slow_kinds=SLOW_KINDS,
+    snapshot_to_dict=functools.partial(log_state_to_dict, log=False, messages=True),
+)
+
+# The mode's moves by name, for scripts and tests that play Vestorsjø alone.
+create, apply, fold, replay = GAME.create, GAME.apply, GAME.fold, GAME.replay
+state_to_dict, state_from_dict, outcome = GAME.state_to_dict, GAME.state_from_dict, GAME.outcome
+
 __all__ = [
     "ACTION_SCHEMAS",
     "BINDINGS",
     "CHANCE",
     "ENGINE",
+    "GAME",
     "HANDLERS",
     "MODE",
     "SIDES",
@@ -72,7 +106,6 @@ __all__ = [
     "audiences",
     "automatic",
     "create",
-    "due_action",
     "end_turn_problem",
     "fire_problem",
     "fold",
@@ -80,13 +113,11 @@ __all__ = [
     "map_problems",
     "move_problem",
     "move_targets",
-    "next_deadline",
     "other",
     "outcome",
     "read_board",
     "read_ruleset",
     "replay",
-    "snapshot_to_dict",
     "start_problems",
     "state_from_dict",
     "state_to_dict",

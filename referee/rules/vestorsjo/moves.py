@@ -8,12 +8,12 @@ return, and `legal_actions` lists a move exactly when it returns None.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from ..engine import SEED, Engine, Fields, Rules, chance
 from ..errors import IllegalAction, MalformedAction, Msg, NotYourTurn, RulesError, RulesetError
-from ..events import JSON, Event, Role, log_state_from_dict, log_state_to_dict
+from ..events import JSON, Event, Role
 from .ai import LEVELS, choose_action
 from .board import Board, read_board, ship_reach, start_problems, sub_reach
 from .hexes import Hex, Vertex
@@ -777,41 +777,16 @@ ENGINE = Engine(
 # --- The mode surface ---------------------------------------------------------------------------
 
 
-def create(
-    action: Mapping[str, Any], *, at: float, by: str = "referee", seed: int | None = None
-) -> tuple[State, list[Event]]:
-    """Start a game from a create_game action (ruleset and map data, dice, start places)."""
-    return ENGINE.create(action, at=at, by=by, seed=seed)
-
-
-def apply(
-    state: State, action: Mapping[str, Any], *, at: float, by: str, version: int | None = None, seed: int | None = None
-) -> tuple[State, list[Event]]:
-    """Check an action by a role at a time; return the new state and the events it adds."""
-    # A stored event carries the pips the server rolled; an action may not.
+def server_pips_problem(state: State, action: Mapping[str, Any]) -> RulesError | None:
+    """Refuse pips sent with an action where the server rolls: only its stored events carry them."""
     if (
         isinstance(action, Mapping)
         and action.get("type") in (FIRE, ATTACK)
         and "pips" in action
         and state.dice == "server"
     ):
-        raise MalformedAction(Msg("the server rolls the dice in this game: send no pips"))
-    return ENGINE.apply(state, action, at=at, by=by, version=version, seed=seed)
-
-
-def fold(state: State, event: Event) -> State:
-    """Apply a stored event and return the new state (the input is not changed)."""
-    return ENGINE.fold(state, event)
-
-
-def replay(events: Sequence[Event]) -> State:
-    """Rebuild a game from its whole log."""
-    return ENGINE.replay(events)
-
-
-def outcome(state: State) -> Outcome | None:
-    """Return how the game ended, or None while it goes on."""
-    return state.outcome
+        return MalformedAction(Msg("the server rolls the dice in this game: send no pips"))
+    return None
 
 
 def audiences(state: State) -> list[Role]:
@@ -820,36 +795,9 @@ def audiences(state: State) -> list[Role]:
     return [Role("referee"), Role("public"), *(Role("player", s) for s in SIDES)]
 
 
-def next_deadline(state: State) -> float | None:
-    """Return when the clock must next act: never, Vestorsjø has no clock."""
-    del state
-    return None
-
-
-def due_action(state: State, now: float) -> tuple[str, JSON] | None:
-    """Return the clock's action: none."""
-    del state, now
-    return None
-
-
 def automatic(state: State) -> tuple[str, JSON] | None:
     """Return the computer's move (as whom) while it is a computer side's turn and the game goes on."""
     side = computer_due(state)
     if side is None:
         return None
     return Role("player", side), {"type": COMPUTER_MOVE, "side": side}
-
-
-def state_to_dict(state: State) -> JSON:
-    """Return the whole state as JSON-able data (for snapshots and comparison)."""
-    return log_state_to_dict(state)
-
-
-def snapshot_to_dict(state: State) -> JSON:
-    """Return the state without its log, which the store keeps as events, its messages translatable."""
-    return log_state_to_dict(state, log=False, messages=True)
-
-
-def state_from_dict(data: Mapping[str, Any]) -> State:
-    """Rebuild a state from `state_to_dict` output."""
-    return log_state_from_dict(State, data)

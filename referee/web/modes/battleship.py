@@ -147,11 +147,6 @@ def shown_name(side: bs.Player) -> str:
     return side.name
 
 
-def push_roles(state: bs.State) -> list[Role]:
-    """Every role that watches a Battleship game (the rules' audiences)."""
-    return list(bs.audiences(state))
-
-
 def load_game(game_id: str) -> bs.State:
     """Return a Battleship game's state, or 404 (also for a game of another mode); 410 if it expired."""
     state = load_any_state(game_id)
@@ -187,12 +182,16 @@ def expire_idle_games(app: Flask, now: float) -> list[str]:
 modes.register(
     modes.WebMode(
         name=bs.MODE,
-        state_type=bs.State,
         role_in=role_in,
         view_of=view_of,
-        push_roles=push_roles,
         gone=lambda game_id: expired_message() if db.store.status_of(game_id) == ABANDONED else None,
         sweep=expire_idle_games,
+        home=lambda referee: [
+            modes.HomeLink(
+                url_for("battleship.lobby"), f"⚓ {_('Battleship')}: Zeeslag · Sjøslag", "big" if referee else "primary"
+            ),
+            modes.HomeLink(url_for("battleship.scores_page"), f"★ {_('Scores of the evening')}", "ghost"),
+        ],
     )
 )
 

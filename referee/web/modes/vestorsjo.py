@@ -108,11 +108,6 @@ def view_of(state: vs.State, role: Role, game_id: str) -> dict[str, Any]:
     return view
 
 
-def push_roles(state: vs.State) -> list[Role]:
-    """Every role that watches a Vestorsjø game (the rules' audiences)."""
-    return list(vs.audiences(state))
-
-
 def load_game(game_id: str) -> vs.State:
     """Return a Vestorsjø game's state, or 404 (also for a game of another mode); 410 if it expired."""
     state = load_any_state(game_id)
@@ -476,12 +471,13 @@ def init_app(app: Flask) -> None:
     modes.register(
         modes.WebMode(
             name=vs.MODE,
-            state_type=vs.State,
             role_in=role_in,
             view_of=view_of,
-            push_roles=push_roles,
             gone=gone,
             sweep=expire_idle_games,
+            home=lambda _referee: [
+                modes.HomeLink(url_for("vestorsjo.new_game"), f"⬢ {_('Vestorsjø')}: {_('naval battle in the Öresund')}")
+            ],
         )
     )
     app.register_blueprint(bp)

@@ -522,20 +522,14 @@ def listing(game_id: str, state: airraid.State) -> dict[str, str]:
     return {"title": title, "state": where, "url": url_for("games.referee_page", game_id=game_id)}
 
 
-def _push_roles(state: airraid.State) -> list[Role]:
-    """Return the roles that see an air-raid game (the rules' audiences)."""
-    return list(airraid.audiences(state))
-
-
 modes.register(
     modes.WebMode(
         name=airraid.MODE,
-        state_type=airraid.State,
         role_in=lambda game_id, slip, _state: role_in(game_id, slip),
         view_of=airraid_view_of,
-        push_roles=_push_roles,
         seen_by=airraid_unsaid,
         listing=listing,
+        home=lambda referee: [modes.HomeLink(url_for("games.new_game"), _("New game"), "primary")] if referee else [],
     )
 )
 
