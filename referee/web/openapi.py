@@ -58,58 +58,11 @@ EVENT: dict[str, Any] = {
     "required": ["seq", "kind", "data", "at", "by"],
     "additionalProperties": False,
 }
-REFEREE_LOG_ROW = {
-    "type": "object",
-    "description": "A log row of the referee's view: the event, what it did, and whether a void undid or skipped it.",
-    "properties": {
-        **EVENT["properties"],
-        "notes": LIST,
-        "voided": {**MAYBE_TEXT, "description": "Why a void undid this event, or null"},
-        "skipped": {
-            **MAYBE_TEXT,
-            "description": "Why this event no longer applies after a void (it stays in the log, without effect), "
-            "or null",
-        },
-        "device": {**MAYBE_TEXT, "description": "The name of the phone that sent it"},
-    },
-    "required": ["seq", "kind", "data", "at", "by", "notes", "voided", "skipped"],
-    "additionalProperties": True,
-}
 
 
-def _view(mode: str, role: dict[str, Any], about: str, props: dict[str, Any]) -> dict[str, Any]:
-    """The top level of one role's view of one mode: every key it always has; views may grow."""
-    if mode == "airraid":
-        common = {
-            "version": {"type": "integer"},
-            "phase": {"type": "string", "enum": ["setup", "playing", "over"]},
-            "ruleset": OBJECT,
-            "round": OBJECT,
-            "teams": {"type": "object", "properties": {"A": OBJECT, "B": OBJECT}, "required": ["A", "B"]},
-            "outcome": MAYBE_OBJECT,
-        }
-    else:
-        common = {
-            "version": {"type": "integer"},
-            "phase": {"type": "string", "enum": ["placing", "playing", "over"]},
-            "me": {"type": ["string", "null"], "enum": ["A", "B", None]},
-            "ruleset": OBJECT,
-            "hotseat": {"type": "boolean"},
-            "first": PLAYER,
-            "turn": {"type": ["string", "null"], "enum": ["A", "B", None]},
-            "shots_due": {"type": "integer", "minimum": 0},
-            "turns": {"type": "integer", "minimum": 0},
-            "players": {"type": "object", "properties": {"A": OBJECT, "B": OBJECT}, "required": ["A", "B"]},
-            "boards": {"type": "object", "properties": {"A": OBJECT, "B": OBJECT}, "required": ["A", "B"]},
-            "volleys": {"type": "object", "properties": {"A": LIST, "B": LIST}, "required": ["A", "B"]},
-            "last": MAYBE_OBJECT,
-            "outcome": MAYBE_OBJECT,
-            "actions": {
-                **LIST,
-                "description": "What the role may do now (the web layer drops a fire action's squares)",
-            },
-        }
-    properties = {"mode": {"type": "string", "const": mode}, "role": role, **common, **props}
+def view_schema(mode: str, role: dict[str, Any], about: str, props: dict[str, Any]) -> dict[str, Any]:
+    """The top level of one role's view of one mode (`props`: every key it always has); views may grow."""
+    properties = {"mode": {"type": "string", "const": mode}, "role": role, **props}
     # A key that is only sometimes there (a Battleship view's `game`, added by the web layer) is not required.
     optional = {"game"}
     return {
@@ -121,150 +74,37 @@ def _view(mode: str, role: dict[str, Any], about: str, props: dict[str, Any]) ->
     }
 
 
-VIEWS: dict[str, dict[str, Any]] = {
-    "airraid_referee": _view(
-        "airraid",
-        {"type": "string", "const": "referee"},
-        "Air raid, the referee: everything (referee.rules.airraid.view_for).",
-        {
-            "seas": {"type": "object", "properties": {"A": OBJECT, "B": OBJECT}, "required": ["A", "B"]},
-            "rosters": OBJECT,
-            "defenders": OBJECT,
-            "orders": LIST,
-            "corridors": LIST,
-            "duels": LIST,
-            "reports": OBJECT,
-            "conflicts": LIST,
-            "bombings": LIST,
-            "ledger": OBJECT,
-            "trophies": LIST,
-            "log": {"type": "array", "items": REFEREE_LOG_ROW},
-            "legal": LIST,
+def action_answer(view: dict[str, Any]) -> dict[str, Any]:
+    """The answer to an action, with the caller's view (one of every mode's views)."""
+    return {
+        "type": "object",
+        "properties": {
+            "ok": {"type": "boolean", "const": True},
+            "duplicate": {
+                "type": "boolean",
+                "description": "A retry of a client_id already applied: the original's events",
+            },
+            "seq": {"type": "integer", "description": "The game's version after the action"},
+            "events": {
+                "type": "array",
+                "items": {"$ref": "#/components/schemas/Event"},
+                "description": "The events the action wrote",
+            },
+            "order": {
+                **ORDER,
+                "description": "The order the action made (add_order: the new order's id) "
+                "or matched (announce_bombing by square)",
+            },
+            "view": {
+                **view,
+                "description": "The caller's view after the action (and after the computer's turn, in Battleship)",
+            },
         },
-    ),
-    "airraid_team": _view(
-        "airraid",
-        {"type": "string", "pattern": "^team:[AB]$"},
-        "Air raid, a team base: its own sea and orders, the enemy sea as shot at.",
-        {
-            "team": TEAM,
-            "players": LIST,
-            "fleet_kinds": OBJECT,
-            "sea": OBJECT,
-            "enemy_sea": OBJECT,
-            "defender": MAYBE_TEXT,
-            "orders": LIST,
-            "past_orders": LIST,
-            "options": OBJECT,
-            "bombers_at_base": LIST,
-            "ledger": OBJECT,
-            "trophies": LIST,
-            "log": LIST,
-            "legal": LIST,
-        },
-    ),
-    "airraid_pilot": _view(
-        "airraid",
-        {"type": "string", "pattern": "^pilot:"},
-        "Air raid, a pilot (by slip): the order, the plane it meets next, its bombing.",
-        {
-            "team": TEAM,
-            "order": OBJECT,
-            "current": {"type": "boolean"},
-            "next": MAYBE_OBJECT,
-            "bombing": MAYBE_OBJECT,
-            "legal": LIST,
-        },
-    ),
-    "airraid_public": _view(
-        "airraid",
-        {"type": "string", "const": "public"},
-        "Air raid, the projector: scores, the clock, the latest public events.",
-        {"log": LIST},
-    ),
-    "battleship_player": _view(
-        "battleship",
-        {"type": "string", "pattern": "^player:[AB]$"},
-        "Battleship, a player: its own fleet and the shots at it, its volleys as told "
-        "(referee.rules.battleship.view_for).",
-        {"game": TEXT},
-    ),
-    "battleship_referee": _view(
-        "battleship", {"type": "string", "const": "referee"}, "Battleship, the referee: both fleets.", {"game": TEXT}
-    ),
-    "battleship_public": _view(
-        "battleship",
-        {"type": "string", "const": "public"},
-        "Battleship, a watcher: both seas' shots as told, no ship until the end.",
-        {"game": TEXT},
-    ),
-}
-VIEW = {"oneOf": [{"$ref": f"#/components/schemas/View_{name}"} for name in VIEWS]}
-ACTION_ANSWER = {
-    "type": "object",
-    "properties": {
-        "ok": {"type": "boolean", "const": True},
-        "duplicate": {
-            "type": "boolean",
-            "description": "A retry of a client_id already applied: the original's events",
-        },
-        "seq": {"type": "integer", "description": "The game's version after the action"},
-        "events": {
-            "type": "array",
-            "items": {"$ref": "#/components/schemas/Event"},
-            "description": "The events the action wrote",
-        },
-        "order": {
-            **ORDER,
-            "description": "The order the action made (add_order: the new order's id) "
-            "or matched (announce_bombing by square)",
-        },
-        "view": {
-            **VIEW,
-            "description": "The caller's view after the action (and after the computer's turn, in Battleship)",
-        },
-    },
-    "required": ["ok", "duplicate", "seq", "events", "view"],
-    "additionalProperties": False,
-}
-SLIP = {
-    "type": "object",
-    "properties": {
-        "order": ORDER,
-        "code": {
-            "type": "string",
-            "description": "The slip's code, as pilots pass it in `slip`; the end of `url`",
-            "examples": ["BUTWgfiS7XLh.1A1.hilt0Ae-fa9MXmfl"],
-        },
-        "url": {"type": "string", "description": "The pilot's page, /s/<code>"},
-        "pilot": TEXT,
-        "team": TEAM,
-        "team_name": TEXT,
-        "kind": {"type": "string", "enum": ["fighter", "bomber"]},
-        "ship": TEXT,
-        "ship_kind": TEXT,
-        "corridor": TEXT,
-        "position": {"type": "integer"},
-        "label": TEXT,
-        "round": {"type": "integer"},
-        "target": MAYBE_TEXT,
-    },
-    "required": [
-        "order",
-        "code",
-        "url",
-        "pilot",
-        "team",
-        "kind",
-        "ship",
-        "corridor",
-        "position",
-        "label",
-        "round",
-        "target",
-    ],
-    "additionalProperties": True,
-}
+        "required": ["ok", "duplicate", "seq", "events", "view"],
+        "additionalProperties": False,
+    }
+
+
 REASONS = {"type": "object", "additionalProperties": {"type": "string"}, "propertyNames": {"pattern": "^[0-9]+$"}}
 LOG_JSON = {
     "type": "object",
@@ -318,52 +158,18 @@ def build_spec() -> dict[str, Any]:
     every_action = actions()
     for name, schema in every_action.items():
         spec.components.schema(f"Action_{name}", schema)
-    for name, schema in VIEWS.items():
-        spec.components.schema(f"View_{name}", schema)
-    spec.components.schema("ActionAnswer", ACTION_ANSWER)
-    action_ref = {"oneOf": [{"$ref": f"#/components/schemas/Action_{n}"} for n in every_action]}
-    view = VIEW
-    team_spec = {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "maxLength": 40},
-            "colour": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"},
-            "players": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 1, "maxItems": 30},
-        },
-        "required": ["name", "players"],
+    sides = modes.web_sides()
+    views = {
+        name: schema
+        for side in sides
+        if hasattr(side, "openapi_views")
+        for name, schema in side.openapi_views().items()
     }
-    spec.path(
-        path="/api/games",
-        operations={
-            "post": {
-                "summary": "Create a game (referee)",
-                "requestBody": {
-                    "required": True,
-                    **json_body(
-                        {
-                            "type": "object",
-                            "properties": {
-                                "teams": {"type": "array", "items": team_spec, "minItems": 2, "maxItems": 2},
-                                "sea_size": {"type": "integer", "minimum": 2, "maximum": 26},
-                                "round_seconds": {"type": "integer", "minimum": 10, "maximum": 3600},
-                                "ruleset_toml": {"type": "string"},
-                            },
-                            "required": ["teams"],
-                        }
-                    ),
-                },
-                "responses": {
-                    "201": {
-                        "description": "Created",
-                        **json_body(
-                            {"type": "object", "properties": {"game": {"type": "string"}, "links": {"type": "object"}}}
-                        ),
-                    },
-                    **refusals(400, 403, 409),
-                },
-            }
-        },
-    )
+    for name, schema in views.items():
+        spec.components.schema(f"View_{name}", schema)
+    view = {"oneOf": [{"$ref": f"#/components/schemas/View_{name}"} for name in views]}
+    spec.components.schema("ActionAnswer", action_answer(view))
+    action_ref = {"oneOf": [{"$ref": f"#/components/schemas/Action_{n}"} for n in every_action]}
     spec.path(
         path="/api/modes/{mode}/games",
         operations={
@@ -538,41 +344,6 @@ def build_spec() -> dict[str, Any]:
             },
         },
     )
-    spec.path(
-        path="/api/games/{game_id}/teams/{team}/join-link",
-        operations={
-            "post": {
-                "summary": "Re-issue a team's join link (referee)",
-                "parameters": [GAME_ID, {"name": "team", "in": "path", "required": True, "schema": TEAM}],
-                "responses": {
-                    "200": {"description": "New link", **json_body({"type": "object"})},
-                    **refusals(403, 404),
-                },
-            }
-        },
-    )
-    spec.path(
-        path="/api/games/{game_id}/slips",
-        operations={
-            "get": {
-                "summary": "A round's order slips",
-                "parameters": [GAME_ID, {"name": "round", "in": "query", "schema": {"type": "integer", "minimum": 1}}],
-                "responses": {
-                    "200": {
-                        "description": "Slips",
-                        **json_body(
-                            {
-                                "type": "object",
-                                "properties": {"slips": {"type": "array", "items": SLIP}},
-                                "required": ["slips"],
-                            }
-                        ),
-                    },
-                    **refusals(400, 403, 404),
-                },
-            }
-        },
-    )
     for ext, mime in (("json", "application/json"), ("csv", "text/csv")):
         spec.path(
             path=f"/api/games/{{game_id}}/log.{ext}",
@@ -590,28 +361,7 @@ def build_spec() -> dict[str, Any]:
                 }
             },
         )
-    text = {"type": "string"}
-    for name, summary in (
-        ("pilots", "The air raid's pilots as a spreadsheet: one row per pilot (sorties, dogfights, bombs, hits…)"),
-        ("events", "The air raid's moments as a spreadsheet: round, time, corridor, who, what, result (no JSON)"),
-    ):
-        spec.path(
-            path=f"/api/games/{{game_id}}/{name}.csv",
-            operations={
-                "get": {
-                    "summary": summary,
-                    "description": "In the page's language, UTF-8 with a byte-order mark; separated by ';' where the "
-                    "language writes decimals with a comma (cs, sv, nl, nb), else ','. The referee at any time, "
-                    "everyone once the game is over.",
-                    "parameters": [GAME_ID],
-                    "responses": {
-                        "200": {"description": name.capitalize(), "content": {"text/csv": {"schema": text}}},
-                        **refusals(403, 404),
-                    },
-                }
-            },
-        )
-    for web_side in modes.web_sides():  # each mode's own routes
+    for web_side in sides:  # each mode's own routes
         if hasattr(web_side, "openapi_paths"):
             web_side.openapi_paths(spec)
     spec.path(

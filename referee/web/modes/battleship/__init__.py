@@ -19,7 +19,6 @@ import logging
 import time
 from typing import Any, cast
 
-from apispec import APISpec
 from babel.support import Translations
 from flask import (
     Blueprint,
@@ -57,7 +56,10 @@ from referee.web.extensions import db, socketio
 from referee.web.i18n import current_lang, say, say_all
 from referee.web.links import qr_svg
 from referee.web.modes import seats
-from referee.web.openapi import GAME_ID, json_body, refusals
+
+# Its part of the OpenAPI document, which `referee.web.openapi` asks every web side for.
+from referee.web.modes.battleship.openapi import openapi_paths as openapi_paths
+from referee.web.modes.battleship.openapi import openapi_views as openapi_views
 from referee.web.playing import load_any_state
 from referee.web.words import N_
 
@@ -520,71 +522,3 @@ def init_app(app: Any) -> None:
     """Register the Battleship blueprint and its limit of games per client address."""
     seats.limit_creations(app, bs.MODE)
     app.register_blueprint(bp)
-
-
-def openapi_paths(spec: APISpec) -> None:
-    """The Battleship routes (referee/web/modes/battleship.py); play goes through /api/games/{game_id}/actions."""
-    created = {"type": "object", "properties": {"game": {"type": "string"}, "links": {"type": "object"}}}
-    new_game = {
-        "type": "object",
-        "properties": {
-            "ruleset": {"type": "string", "enum": ["zeeslag", "zeeslag-salvo", "sjoslag"]},
-            "opponent": {"type": "string", "enum": ["friend", "computer", "hotseat"]},
-            "name": {"type": "string", "maxLength": 40},
-            "opponent_name": {"type": "string", "maxLength": 40},
-            "level": {"type": "string", "enum": ["easy", "strong"]},
-            "first": {"type": "string", "enum": ["A", "B", "coin"]},
-            "per_shot": {"type": "boolean"},
-        },
-    }
-    spec.path(
-        path="/api/battleship/games",
-        operations={
-            "post": {
-                "summary": "Battleship: start a game; the caller's browser becomes player A "
-                "(both sides for pass-and-play)",
-                "requestBody": {"required": True, **json_body(new_game)},
-                "responses": {"201": {"description": "Created", **json_body(created)}, **refusals(400, 409)},
-            }
-        },
-    )
-    spec.path(
-        path="/api/battleship/games/{game_id}/rematch",
-        operations={
-            "post": {
-                "summary": "Battleship: start or join the rematch of a finished game (a player)",
-                "parameters": [GAME_ID],
-                "responses": {"200": {"description": "The rematch", **json_body(created)}, **refusals(403, 404, 409)},
-            }
-        },
-    )
-    spec.path(
-        path="/api/battleship/scores",
-        operations={
-            "get": {
-                "summary": "Battleship: the scoreboard of the evening (wins, games, shots per game per player name)",
-                "responses": {"200": {"description": "Scores", **json_body(_BATTLESHIP_SCORES)}},
-            }
-        },
-    )
-
-
-_BATTLESHIP_SCORES = {
-    "type": "object",
-    "properties": {
-        "hours": {"type": "integer", "description": "games finished in the last this many hours"},
-        "scores": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "wins": {"type": "integer"},
-                    "games": {"type": "integer", "description": "finished games played"},
-                    "shots_per_game": {"type": "number", "description": "mean shots fired per finished game"},
-                    "computer": {"type": "boolean"},
-                },
-            },
-        },
-    },
-}
