@@ -88,12 +88,15 @@ def create_app(
     security.init_app(app)
     access.init_app(app)
     errors.init_app(app)
+    # The Socket.IO events first: Flask-SocketIO keeps a handler declared while no server exists
+    # for every app, but gives one declared after an app's init_app to that app's server alone,
+    # so a second app in one process (the tests make one each) would answer no event.
+    from referee.web import api, live, modes, openapi
+
     socketio_app.init_app(app)
     app.register_blueprint(home.bp)
     app.jinja_env.globals["template_exists"] = _template_exists(app)
     app.jinja_env.loader = CompiledInAThread(app.jinja_env.loader or app.create_global_jinja_loader())
-    from referee.web import api, live, modes, openapi
-
     app.register_blueprint(api.bp)
     # Each mode's web side, in its folder of web/modes/: a mode with pages brings its own.
     for web_side in modes.web_sides():
