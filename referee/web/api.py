@@ -3,7 +3,7 @@
 A mode reaches the web through the rules registry (`referee.rules.find_mode`) and its web side
 (`web.modes`): a mode that brings no pages of its own is still created, watched and played here,
 by the referee, over HTTP and Socket.IO (`live.py`). The air raid's own routes (teams, devices,
-slips, seas) are in `airraid.py`, Battleship's in `battleship.py`.
+slips, seas) are in `modes/airraid/`, Battleship's in `modes/battleship/`.
 """
 
 from __future__ import annotations
