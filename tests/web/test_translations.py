@@ -150,7 +150,7 @@ BATTLESHIP_SOURCES = [
     ROOT / "templates" / "base.html",
     ROOT / "templates" / "error.html",
     ROOT / "referee" / "web" / "templates" / "home" / "index.html",
-    ROOT / "referee" / "web" / "modes" / "battleship.py",
+    *sorted((ROOT / "referee" / "web" / "modes" / "battleship").glob("*.py")),
     *sorted((ROOT / "referee" / "rules" / "battleship").glob("*.py")),
     *(ROOT / "referee" / "rules" / f"{name}.py" for name in ("engine", "modes", "sea", "grid", "placement", "errors")),
 ]
