@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from referee.cli import main
-from referee.cli import play as script_play
-from referee.cli.play import SetupError, create_action, map_name, play_text, read_map, ruleset_path
+from referee.cli import main, play_setup
+from referee.cli.play import play_text
+from referee.cli.play_setup import SetupError, create_action, map_name, read_map, ruleset_path
 from referee.rules import battleship, find_mode
 from referee.rules.events import Event
 from referee.rules.ruleset import read_toml
@@ -316,7 +316,7 @@ def test_a_missing_or_broken_map_is_a_setup_error(tmp_path: Path) -> None:
 
 
 def test_a_mode_without_defaults_gets_only_its_ruleset_and_map(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(script_play, "CREATE_DEFAULTS", {})
+    monkeypatch.setattr(play_setup, "CREATE_DEFAULTS", {})
     action = create_action("battleship", {"ruleset": {"mode": "battleship"}}, None)
     assert action == {"type": "create_game", "ruleset": {"ruleset": {"mode": "battleship"}}}
 

@@ -363,7 +363,7 @@ def test_the_referees_log_names_phones_from_memory_and_hears_of_a_rename(
 def test_a_push_names_only_the_log_rows_new_since_the_last_and_keeps_the_others(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from referee.web.modes.airraid import pages as airraid_web
+    from referee.web.modes.airraid import views as airraid_web
 
     arena, _pushes, found = game_in_the_air(app, monkeypatch)
     referee = found["referee:cs"]

@@ -239,7 +239,7 @@ SV_PO = TRANSLATIONS / "sv" / "LC_MESSAGES" / "messages.po"
 SV_MO = TRANSLATIONS / "sv" / "LC_MESSAGES" / "messages.mo"
 VESTORSJO_SOURCES = [
     *sorted((ROOT / "templates" / "vestorsjo").glob("*.html")),
-    ROOT / "referee" / "web" / "modes" / "vestorsjo.py",
+    *sorted((ROOT / "referee" / "web" / "modes" / "vestorsjo").glob("*.py")),
     *sorted((ROOT / "referee" / "rules" / "vestorsjo").glob("*.py")),
 ]
 

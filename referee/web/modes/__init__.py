@@ -2,7 +2,7 @@
 
 The Socket.IO handlers (`live.py`) and the shared JSON routes (`api.py`) serve every mode; they
 look the mode's web side up here by the type of the game's state. Each module of this folder is
-the web side of one mode (`airraid/`, `battleship/`, `vestorsjo.py`) and keeps its `WebMode` with
+the web side of one mode (`airraid/`, `battleship/`, `vestorsjo/`) and keeps its `WebMode` with
 the rules mode itself (`register`); a mode with none gets the generic one.
 """
 
