@@ -7,7 +7,9 @@ events; a snapshot every `snapshot_every` events keeps loading fast. Writes go t
 IMMEDIATE (the write lock is taken before the state is read), on PostgreSQL it locks the
 game row with SELECT ... FOR UPDATE. So two writers never both fold the same version.
 
-- `log.py`: `Store`, the log's reads and writes, its cache of states, snapshots.
+- `log.py`: `Store`: creating a game, running an action in one write transaction, reading its log.
+- `states.py`: each game's state in this process (a cache by version, one load at a time) and its snapshots.
+- `listing.py`: read-only questions about the games table (the games list, what is due, a game's mode).
 - `engine.py`: the engine (SQLite's durability settings), migrations, read-only transactions.
 - `rows.py`: the tables as Core sees them, the statements, rows to and from events and snapshots.
 - `types.py`: what the store answers and raises, and what it needs of a mode.

@@ -13,9 +13,8 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager, suppress
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from typing import Any, TypeVar
 
 from sqlalchemy import (
@@ -31,36 +30,30 @@ from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from referee import offload
 from referee.rules.errors import GameOver, MalformedAction, Msg
 from referee.store.engine import reading, retry_busy
+from referee.store.listing import Listings
 from referee.store.rows import (
     ADD_EVENTS,
-    DUE_GAMES,
-    GAME,
-    GAME_LOCKED,
-    LOG_IN_EVENTS,
-    LOOK,
     MOVE_GAME,
     USED_BY_BATCH,
-    computed,
     deadline_of,
     event_row,
+    event_rows,
     events_t,
-    folded,
-    from_snapshot,
+    game_row,
     games_t,
     new_id,
     random_seed,
-    replayed,
     row_dict,
     snapshot_text,
     snapshots_t,
     status_text,
 )
+from referee.store.states import States
 from referee.store.types import (
     ABANDONED,
     MODES,
     BrokenMode,
     GameNotFound,
-    Look,
     Mode,
     Result,
     StoreBusy,
@@ -73,14 +66,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-@dataclass
-class _Cached:
-    mode_name: str
-    state: Any
-    version: int
-
-
-class Store:
+class Store(Listings):
     """The event log of every game, with an in-process state cache refreshed by seq."""
 
     def __init__(
@@ -107,13 +93,7 @@ class Store:
         # The soonest deadline a write here stored since the clock last set this to infinity (as
         # it looks): one stored while it looked may be missing from what its look read.
         self.soonest_stored = math.inf
-        self._cache: dict[str, _Cached] = {}
-        # game id -> the seq of the newest snapshot this process wrote or read (snapshots are
-        # never deleted, so it stays a base a new one may point back to: no query to find one).
-        self._snapshot_seq: dict[str, int] = {}
-        self._lock = threading.Lock()
-        # game id -> [its load gate, how many hold or wait for it] (`_gate`)
-        self._gates: dict[str, list[Any]] = {}
+        self.states = States(engine)
         self.health = WriteHealth()
         """Whether writes succeed now (the referee's dashboard warns while they fail)."""
 
@@ -134,164 +114,14 @@ class Store:
         """The chance of an action whose kind takes one (the mode's `chance`), as apply's `seed`."""
         return {"seed": self.seeds()} if isinstance(kind, str) and kind in mode.chance else {}
 
-    def _read(self) -> AbstractContextManager[Connection]:
-        """A read-only transaction (DEFERRED on SQLite)."""
-        return reading(self.engine)
-
-    def _game_row(self, conn: Connection, game_id: str, *, lock: bool) -> Any:
-        row = conn.execute(GAME_LOCKED if lock else GAME, {"game_id": game_id}).one_or_none()
-        if row is None:
-            raise GameNotFound(game_id)
-        return row
-
-    def _events_rows(self, conn: Connection, game_id: str, after: int, upto: int | None = None) -> list[Any]:
-        stmt = select(events_t).where(events_t.c.game_id == game_id, events_t.c.seq > after)
-        if upto is not None:
-            stmt = stmt.where(events_t.c.seq <= upto)
-        return list(conn.execute(stmt.order_by(events_t.c.seq)))
-
-    def _state_in(self, conn: Connection, game: Any) -> tuple[Mode, Any]:
-        """Return the game's state at game.seq: cache, else snapshot, plus a fold of later events.
-
-        The rows are read here; decoding and folding them, which grows with the game (a first
-        load after a restart), runs in a thread (`offload`) past a few dozen events. One load of
-        a game at a time (`_gate`): fifty screens reconnecting after a restart wait for the
-        first, then fold on its state.
-        """
-        mode = self.mode(game.mode)
-        with self._lock:
-            cached = self._cache.get(game.id)
-        if cached is not None and cached.version == game.seq:
-            return mode, cached.state
-        with self._gate(game.id):
-            with self._lock:
-                cached = self._cache.get(game.id)
-            if cached is not None and cached.version <= game.seq:
-                state, version = cached.state, cached.version
-                if version < game.seq:
-                    rows = self._events_rows(conn, game.id, version, game.seq)
-                    state = computed(len(rows), folded, mode, state, rows)
-                    self._remember(game.id, game.mode, state, game.seq)
-                return mode, state
-            return mode, self._loaded(conn, game, mode)
-
-    def _loaded(self, conn: Connection, game: Any, mode: Mode) -> Any:
-        """Return the game's state at game.seq from its newest snapshot and the events after it (or its whole log)."""
-        snap = conn.execute(
-            select(snapshots_t)
-            .where(snapshots_t.c.game_id == game.id, snapshots_t.c.seq <= game.seq)
-            .order_by(snapshots_t.c.seq.desc())
-            .limit(1)
-        ).one_or_none()
-        state = None
-        if snap is not None:
-            seq = int(snap.seq)
-            log_rows = self._events_rows(conn, game.id, 0, seq) if LOG_IN_EVENTS in snap.state else None
-            bodies = self._older_snapshots(conn, game.id, seq)
-            after = self._events_rows(conn, game.id, seq, game.seq)
-            work = len(after) + len(log_rows or ()) + len(bodies)
-            state = computed(work, from_snapshot, mode, snap.state, log_rows, bodies, after)
-            if state is not None:
-                self._saw_snapshot(game.id, seq)
-            else:
-                log.warning("a snapshot of game %s points back to one that is gone: replaying its log", game.id)
-        if state is None:
-            if snap is None:
-                self._saw_snapshot(game.id, 0)  # none yet: the first one points back to none
-            rows = self._events_rows(conn, game.id, 0, game.seq)
-            state = computed(len(rows), replayed, mode, rows)
-        self._remember(game.id, game.mode, state, game.seq)
-        return state
-
-    def _older_snapshots(self, conn: Connection, game_id: str, seq: int) -> dict[int, str]:
-        """Return the bodies of a game's snapshots before `seq`, by seq (its growing part spreads over them)."""
-        return {
-            int(r.seq): r.state
-            for r in conn.execute(
-                select(snapshots_t.c.seq, snapshots_t.c.state).where(
-                    snapshots_t.c.game_id == game_id, snapshots_t.c.seq < seq
-                )
-            )
-        }
-
-    @contextmanager
-    def _gate(self, game_id: str) -> Iterator[None]:
-        """Hold the game's load gate: one load of a game at a time in this process."""
-        with self._lock:
-            gate = self._gates.get(game_id)
-            if gate is None:
-                gate = self._gates[game_id] = [threading.Lock(), 0]
-            gate[1] += 1
-        try:
-            with gate[0]:
-                yield
-        finally:
-            with self._lock:
-                gate[1] -= 1
-                if not gate[1]:
-                    del self._gates[game_id]
-
     def write_snapshot(self, result: Result) -> None:
         """Write the snapshot `execute(defer_snapshot=True)` left due (`result.snapshot_due`)."""
         if result.snapshot_due:
-            self._write_snapshot(result.game_id, self.mode(result.mode), result.state, result.version)
-
-    def _write_snapshot(self, game_id: str, mode: Mode, state: Any, version: int) -> None:
-        """Store a snapshot in a transaction of its own, after the action's has committed."""
-        # Outside the action's write transaction, so encoding it never holds the write lock; a
-        # snapshot is only a shortcut, so one lost to a race or a busy database costs nothing.
-        # Encoded in a thread: the one after a void holds every note of the game.
-        try:
-            base = self._snapshot_base(game_id, mode, state, version)
-            body = offload.run(snapshot_text, mode, state, base)
-            retry_busy(lambda: self._insert_snapshot(game_id, version, body))
-        except (IntegrityError, OperationalError):
-            log.warning("snapshot of game %s at %d not written", game_id, version, exc_info=True)
-
-    def _snapshot_base(self, game_id: str, mode: Mode, state: Any, version: int) -> int:
-        """Return the seq of the snapshot a new one may take its state's growing part from (0: none)."""
-        if mode.snapshot_grows is None:
-            return 0
-
-        def last() -> int:
-            with self._read() as conn:
-                found = conn.execute(
-                    select(func.max(snapshots_t.c.seq)).where(
-                        snapshots_t.c.game_id == game_id, snapshots_t.c.seq < version
-                    )
-                ).scalar()
-            return int(found or 0)
-
-        with self._lock:
-            known = self._snapshot_seq.get(game_id)
-        previous = known if known is not None and known < version else retry_busy(last)
-        return int(mode.snapshot_base(state, previous)) if previous else 0
-
-    def _insert_snapshot(self, game_id: str, version: int, body: str) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(insert(snapshots_t).values(game_id=game_id, seq=version, state=body))
-        self._saw_snapshot(game_id, version)
-
-    def _saw_snapshot(self, game_id: str, seq: int) -> None:
-        with self._lock:
-            if self._snapshot_seq.get(game_id, -1) < seq:
-                self._snapshot_seq[game_id] = seq
-
-    def _remember(self, game_id: str, mode_name: str, state: Any, version: int) -> None:
-        with self._lock:
-            cached = self._cache.get(game_id)
-            if cached is None or cached.version <= version:
-                self._cache[game_id] = _Cached(mode_name, state, version)
+            self.states.write_snapshot(result.game_id, self.mode(result.mode), result.state, result.version)
 
     def forget(self, game_id: str | None = None) -> None:
         """Drop one game (or every game) from the in-process cache."""
-        with self._lock:
-            if game_id is None:
-                self._cache.clear()
-                self._snapshot_seq.clear()
-            else:
-                self._cache.pop(game_id, None)
-                self._snapshot_seq.pop(game_id, None)
+        self.states.forget(game_id)
 
     # -- public API ---------------------------------------------------------------------
 
@@ -335,8 +165,8 @@ class Store:
                     conn.execute(insert(snapshots_t).values(game_id=gid, seq=version, state=snapshot_text(mode, state)))
 
         self._written(run)
-        self._remember(gid, mode_name, state, version)
-        self._saw_snapshot(gid, version if version >= self.snapshot_every else 0)
+        self.states.remember(gid, mode_name, state, version)
+        self.states.saw_snapshot(gid, version if version >= self.snapshot_every else 0)
         self._deadline_stored(deadline_of(mode, state))
         return Result(gid, events, state, version, mode=mode_name)
 
@@ -344,17 +174,12 @@ class Store:
         """Return (state, version) of a game: the latest snapshot plus a fold of later events."""
 
         def run() -> tuple[Any, int]:
-            with self._read() as conn:
-                game = self._game_row(conn, game_id, lock=False)
-                _mode, state = self._state_in(conn, game)
+            with reading(self.engine) as conn:
+                game = game_row(conn, game_id, lock=False)
+                state = self.states.state_in(conn, game, self.mode(game.mode))
                 return state, int(game.seq)
 
         return retry_busy(run)
-
-    def mode_of(self, game_id: str) -> str:
-        """Return the mode name of a game."""
-        with self._read() as conn:
-            return str(self._game_row(conn, game_id, lock=False).mode)
 
     def execute(
         self,
@@ -376,9 +201,7 @@ class Store:
         comes once the commit is on the disk (SQLite's `synchronous=FULL`, PostgreSQL's own).
         """
         extra: dict[str, Any] = {} if version is None else {"version": version}
-        with self._lock:
-            known = game_id in self._cache
-        if not known:
+        if not self.states.holds(game_id):
             # Loaded before the write transaction, so its decoding never holds the write lock
             # (the transaction folds only what was written since, if anything).
             with suppress(GameNotFound, StoreBusy):
@@ -386,7 +209,7 @@ class Store:
 
         def act(conn: Connection) -> tuple[Result, Any, Any, float | None, bool]:
             """Run the action's statements; return the result, mode, game row, moved deadline, snapshot now."""
-            game = self._game_row(conn, game_id, lock=True)
+            game = game_row(conn, game_id, lock=True)
             if client_id is not None:
                 used = conn.execute(USED_BY_BATCH, {"game_id": game_id, "client_id": client_id}).first()
                 if used is not None:
@@ -398,7 +221,8 @@ class Store:
                     return dup, None, game, None, False
             if game.status == ABANDONED:
                 raise GameOver(Msg("this game has expired: nobody played it for a long time"))
-            mode, state = self._cached(game) or self._state_in(conn, game)
+            mode = self.mode(game.mode)
+            state = self.states.state_in(conn, game, mode)
             # The server's dice: drawn here, written into the event by the rules, so a replay rolls alike.
             kind = action.get("type") if isinstance(action, dict) else None
             chance = self._seed_for(mode, kind)
@@ -451,10 +275,10 @@ class Store:
             if result.duplicate or not result.events:
                 return result
             # Committed: only now may other threads see the new state in the cache.
-            self._remember(game_id, game.mode, result.state, result.version)
+            self.states.remember(game_id, game.mode, result.state, result.version)
             self._deadline_stored(moved)
             if snapshot_now:
-                self._write_snapshot(game_id, mode, result.state, result.version)
+                self.states.write_snapshot(game_id, mode, result.state, result.version)
             return result
 
         try:
@@ -484,17 +308,10 @@ class Store:
         self.health.succeeded()
         return done
 
-    def _cached(self, game: Any) -> tuple[Mode, Any] | None:
-        """Return the game's mode and state at game.seq from this process's cache, if it holds that version."""
-        with self._lock:
-            cached = self._cache.get(game.id)
-        if cached is None or cached.version != game.seq:
-            return None
-        return self.mode(game.mode), cached.state
-
     def _duplicate(self, conn: Connection, game: Any, batch_seq: int) -> Result:
         """Return the original result of a retried client_id: the events of its batch."""
-        mode, state = self._state_in(conn, game)
+        mode = self.mode(game.mode)
+        state = self.states.state_in(conn, game, mode)
         rows = conn.execute(
             select(events_t)
             .where(events_t.c.game_id == game.id, events_t.c.batch_seq == batch_seq)
@@ -507,46 +324,16 @@ class Store:
         """Return the events of a game with seq > `seq`, in order."""
 
         def run() -> list[Any]:
-            with self._read() as conn:
-                game = self._game_row(conn, game_id, lock=False)
+            with reading(self.engine) as conn:
+                game = game_row(conn, game_id, lock=False)
                 mode = self.mode(game.mode)
-                return [self._row_to_event(mode, r) for r in self._events_rows(conn, game_id, seq)]
+                return [self._row_to_event(mode, r) for r in event_rows(conn, game_id, seq)]
 
         return retry_busy(run)
 
     def all_events(self, game_id: str) -> list[Any]:
         """Return every event of a game, from seq 1."""
         return self.events_since(game_id, 0)
-
-    def game_ids(self) -> list[str]:
-        """Return every game id, newest first."""
-        with self._read() as conn:
-            return [r.id for r in conn.execute(select(games_t.c.id).order_by(games_t.c.created_at.desc()))]
-
-    def game_ids_of(self, mode: str, limit: int = 100) -> list[str]:
-        """Return the newest games of one mode, unfinished ones first (the referee's list)."""
-        with self._read() as conn:
-            finished = games_t.c.status.in_(("over", ABANDONED))
-            stmt = (
-                select(games_t.c.id)
-                .where(games_t.c.mode == mode)
-                .order_by(finished, games_t.c.created_at.desc())
-                .limit(limit)
-            )
-            return [r.id for r in conn.execute(stmt)]
-
-    def status_of(self, game_id: str) -> str:
-        """Return a game's status in the games table (the mode's phase, or ABANDONED)."""
-        with self._read() as conn:
-            return str(self._game_row(conn, game_id, lock=False).status)
-
-    def due_game_ids(self, now: float) -> list[str]:
-        """Return the games whose stored deadline has come, soonest first, for the round clock.
-
-        Only games with a deadline are read: thousands of Battleship games cost the clock nothing.
-        """
-        with self._read() as conn:
-            return [r.id for r in conn.execute(DUE_GAMES, {"now": now})]
 
     def _deadline_stored(self, deadline: float | None) -> None:
         if deadline is None:
@@ -555,20 +342,6 @@ class Store:
             self.soonest_stored = deadline
         if deadline < self.clock_wakes_at:
             self.deadlines_moved.set()
-
-    def earliest_deadline(self) -> float | None:
-        """Return the soonest stored deadline of any game, or None when no clock runs anywhere."""
-        return self.look().deadline
-
-    def revocations(self) -> int:
-        """Return how many tokens and phones were ever revoked, by any process."""
-        return self.look().revocations
-
-    def look(self) -> Look:
-        """Return the soonest stored deadline and the revocations counted, read in one statement (the round clock's)."""
-        with self._read() as conn:
-            deadline, revocations = conn.execute(LOOK).one()
-        return Look(None if deadline is None else float(deadline), int(revocations))
 
     def refresh_deadline(self, game_id: str) -> float | None:
         """Store the deadline a game's state really has; return it.
@@ -579,8 +352,9 @@ class Store:
 
         def run() -> float | None:
             with self.engine.begin() as conn:
-                game = self._game_row(conn, game_id, lock=True)
-                mode, state = self._state_in(conn, game)
+                game = game_row(conn, game_id, lock=True)
+                mode = self.mode(game.mode)
+                state = self.states.state_in(conn, game, mode)
                 deadline = None if game.status == ABANDONED else deadline_of(mode, state)
                 conn.execute(update(games_t).where(games_t.c.id == game_id).values(deadline=deadline))
                 return deadline
@@ -599,7 +373,7 @@ class Store:
             games_t.c.status.in_(list(statuses)),
             func.coalesce(games_t.c.updated_at, games_t.c.created_at) < before,
         )
-        with self._read() as conn:
+        with reading(self.engine) as conn:
             if conn.execute(select(games_t.c.id).where(*idle).limit(1)).first() is None:
                 return []  # the usual minute: no write lock taken
 
@@ -616,8 +390,3 @@ class Store:
                 return ids
 
         return retry_busy(run)
-
-    def count_events(self, game_id: str) -> int:
-        """Return how many events a game has stored."""
-        with self._read() as conn:
-            return int(conn.execute(select(func.count()).where(events_t.c.game_id == game_id)).scalar_one())

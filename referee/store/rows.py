@@ -10,6 +10,7 @@ from functools import partial
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import (
+    Connection,
     Table,
     bindparam,
     func,
@@ -21,7 +22,7 @@ from sqlalchemy import (
 
 from referee import offload
 from referee.store.models import EventRow, Game, Revocations, Snapshot
-from referee.store.types import Mode
+from referee.store.types import GameNotFound, Mode
 
 log = logging.getLogger(__name__)
 
@@ -189,3 +190,19 @@ def status_text(state: Any) -> str:
         if isinstance(value, str) and value:
             return value[:32]
     return "active"
+
+
+def game_row(conn: Connection, game_id: str, *, lock: bool) -> Any:
+    """Return a game's row (locked for the write transaction when `lock`); GameNotFound if none."""
+    row = conn.execute(GAME_LOCKED if lock else GAME, {"game_id": game_id}).one_or_none()
+    if row is None:
+        raise GameNotFound(game_id)
+    return row
+
+
+def event_rows(conn: Connection, game_id: str, after: int, upto: int | None = None) -> list[Any]:
+    """Return a game's event rows with after < seq <= upto, in order."""
+    stmt = select(events_t).where(events_t.c.game_id == game_id, events_t.c.seq > after)
+    if upto is not None:
+        stmt = stmt.where(events_t.c.seq <= upto)
+    return list(conn.execute(stmt.order_by(events_t.c.seq)))
