@@ -48,10 +48,11 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy.engine.default import DefaultDialect  # noqa: E402
 
 from referee import store  # noqa: E402
+from referee.push import changes  # noqa: E402
 from referee.push import sockets as push_sockets  # noqa: E402
 from referee.push import views as push_view  # noqa: E402
 from referee.rules import engine  # noqa: E402
-from referee.web import changes, create_app  # noqa: E402
+from referee.web import create_app  # noqa: E402
 from referee.web.extensions import socketio  # noqa: E402
 from tests.web.test_games_web import create, join, referee_client  # noqa: E402
 

@@ -12,7 +12,8 @@ from flask import Flask
 from referee.push.sockets import disconnect_revoked, listening, mark_seen, registry_lock
 from referee.push.views import push_views
 from referee.store import StoreError
-from referee.web import modes, playing
+from referee.web import modes
+from referee.web.api import acting
 from referee.web.extensions import db, socketio, store_of
 
 log = logging.getLogger(__name__)
@@ -24,7 +25,7 @@ def end_rounds_on_time(app: Flask, now: float | None = None) -> list[str]:
     The play service's `tick`: only games whose stored deadline has come are loaded.
     """
     with app.app_context():
-        return playing.play().tick(now)
+        return acting.play().tick(now)
 
 
 def resend_views(app: Flask) -> list[str]:

@@ -17,11 +17,12 @@ from typing import Any
 from flask import current_app
 from flask_babel import force_locale  # type: ignore[import-untyped]
 
+from referee.push import changes, senders
 from referee.push.sockets import registry_lock, room_of, rooms_here
 from referee.rules.errors import RulesError
 from referee.rules.events import Role
 from referee.store import WriteHealth
-from referee.web import changes, modes, senders
+from referee.web import modes
 from referee.web.extensions import socketio
 from referee.web.i18n import said
 

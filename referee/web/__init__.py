@@ -91,13 +91,14 @@ def create_app(
     # The Socket.IO events first: Flask-SocketIO keeps a handler declared while no server exists
     # for every app, but gives one declared after an app's init_app to that app's server alone,
     # so a second app in one process (the tests make one each) would answer no event.
-    from referee.web import api, live, modes, openapi
+    from referee.web import live, modes
+    from referee.web.api import openapi, routes
 
     socketio_app.init_app(app)
     app.register_blueprint(home.bp)
     app.jinja_env.globals["template_exists"] = _template_exists(app)
     app.jinja_env.loader = CompiledInAThread(app.jinja_env.loader or app.create_global_jinja_loader())
-    app.register_blueprint(api.bp)
+    app.register_blueprint(routes.bp)
     # Each mode's web side, in its folder of web/modes/: a mode with pages brings its own.
     for web_side in modes.web_sides():
         if hasattr(web_side, "init_app"):

@@ -6,7 +6,7 @@ Who sends what:
 - a page sends `action {game, client_id, action, slip?}` and gets `{ok, seq, events}` or a refusal
   (the sender's socket got the change of its view just before, in its room's push);
 - after every change the server pushes to each room (a role in a language) what changed in its
-  view since the last push: `changes {from, seq, changes}` (`web/changes.py`), or the whole
+  view since the last push: `changes {from, seq, changes}` (`push/changes.py`), or the whole
   `view {seq, view}` when it knows no view that room holds, or the change would be no smaller;
 - when the server's writes begin to fail (a full disk) and when they succeed again, every
   referee's socket gets `store {ok, since}` (and a referee's resync answer carries `store` while
@@ -39,8 +39,8 @@ from referee.push.views import REFEREES, SocketPublisher, joined_view, push_mark
 from referee.rules.errors import MalformedAction, RulesError
 from referee.rules.events import PUBLIC, Role
 from referee.store import GameNotFound, StoreBusy
-from referee.web import playing
 from referee.web.access import credential, current_device_id
+from referee.web.api import acting
 from referee.web.extensions import MALFORMED_EVENT, socketio, store_of
 from referee.web.i18n import current_lang, say
 
@@ -88,20 +88,20 @@ def on_resync(data: Any = None) -> dict[str, Any]:
     try:
         game_id, slip = _game_and_slip(data)
         mark = push_mark(game_id)
-        state = playing.load_any_state(game_id)
-        role = playing.role_of(game_id, slip, state)
-        acting = role
+        state = acting.load_any_state(game_id)
+        role = acting.role_of(game_id, slip, state)
+        actor = role
         if data.get("as") == "public":
             # A projector window in the referee's own browser asks to see only what the room may.
             role = PUBLIC
         lang = current_lang()
-        device = current_device_id(game_id) if acting.kind in ("team", "player") else None
-        token = None if slip else credential(game_id, acting.kind)
+        device = current_device_id(game_id) if actor.kind in ("team", "player") else None
+        token = None if slip else credential(game_id, actor.kind)
         if not socketio.server.manager.is_connected(sid, "/"):
             # It went away while its role was read (a page closed, a phone out of reach): noting
             # it now would keep a socket nobody will ever forget, its phone shown as connected.
             return malformed("This connection is not open.")
-        old = settle(sid, (game_id, role, lang), (game_id, slip, acting), token, device)
+        old = settle(sid, (game_id, role, lang), (game_id, slip, actor), token, device)
         if old and old != (game_id, role, lang):
             leave_room(room_of(*old))
         try:
@@ -116,7 +116,7 @@ def on_resync(data: Any = None) -> dict[str, Any]:
         # every push to it is this process's own, so one that did not happen needs no reread
         # (a storm of reconnects after a restart reads each game row once a socket, not twice).
         if current_app.config.get("REDIS_URL") or push_mark(game_id) != mark:
-            state = playing.load_any_state(game_id)
+            state = acting.load_any_state(game_id)
         answer = {"ok": True, "seq": state.version, "view": joined_view(game_id, state, role, lang)}
         if role.kind == "referee" and store_of(current_app).health.failing_since is not None:
             answer["store"] = write_health(store_of(current_app).health)
@@ -171,7 +171,7 @@ def entries_running() -> bool:
 def _act(game_id: str, role: Role, device: str | None, data: dict[str, Any]) -> dict[str, Any]:
     if role == PUBLIC:
         return WATCHERS_CANNOT_ACT
-    return playing.run_action(
+    return acting.run_action(
         game_id,
         role,
         data.get("action"),
@@ -194,7 +194,7 @@ def _actor(sid: str, game_id: str, slip: str | None) -> tuple[Role, str | None]:
     if known is not None:
         return known
     # Not the game or slip this socket listens to (or it was cut off a moment ago): read per entry.
-    role = playing.role_of(game_id, slip, playing.load_any_state(game_id))
+    role = acting.role_of(game_id, slip, acting.load_any_state(game_id))
     device = current_device_id(game_id) if role.kind in ("team", "player") else None
     return role, device
 
@@ -231,7 +231,7 @@ def init_app(app: Flask) -> None:
     worker after the fork, since a thread started before it would run in the master, whose
     pushes reach no socket (and, with a message queue, not even its own worker's).
     """
-    app.extensions[playing.PUBLISHER] = SocketPublisher()
+    app.extensions[acting.PUBLISHER] = SocketPublisher()
     store_of(app).health.watch(tell_referees)
     if not app.config.get("TESTING") and app.config.get("ROUND_CLOCK", True):
         start_round_clock(app)

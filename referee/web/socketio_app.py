@@ -17,10 +17,10 @@ from flask import Flask, Request, abort, request
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from socketio import packet as sio_packet  # type: ignore[import-untyped]
 
+from referee.push.changes import Encoded, compact
 from referee.push.clock import resend_views
 from referee.push.sockets import rate_limited
 from referee.realtime import hooks_on
-from referee.web.changes import Encoded, compact
 from referee.web.extensions import MALFORMED_EVENT, socketio
 from referee.web.security import bounded_loads
 

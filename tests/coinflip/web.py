@@ -13,8 +13,9 @@ from flask import Blueprint, Flask, redirect, render_template, request, url_for
 
 from referee.rules import coinflip
 from referee.rules.events import REFEREE
-from referee.web import modes, playing
+from referee.web import modes
 from referee.web.access import require_referee
+from referee.web.api import acting
 
 bp = Blueprint("coinflip", __name__)
 
@@ -26,16 +27,16 @@ def new_game() -> Any:
     if request.method == "GET":
         return render_template("coinflip/new.html")
     action = {"type": "create_game", "flips": 3}
-    result = playing.play().create(coinflip.MODE, action, by=REFEREE).result
+    result = acting.play().create(coinflip.MODE, action, by=REFEREE).result
     return redirect(url_for("coinflip.play_page", game_id=result.game_id), code=303)
 
 
 @bp.get("/coinflip/<game_id>")
 def play_page(game_id: str) -> Any:
     """Show the game: every call and fall so far."""
-    state = playing.load_any_state(game_id)
-    role = playing.role_of(game_id, None, state)
-    return render_template("coinflip/play.html", view=playing.view_of(state, role, game_id))
+    state = acting.load_any_state(game_id)
+    role = acting.role_of(game_id, None, state)
+    return render_template("coinflip/play.html", view=acting.view_of(state, role, game_id))
 
 
 def init_app(app: Flask) -> None:

@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 from referee.push import sockets as push_sockets
 from referee.rules import airraid
 from referee.rules.events import Role
+from referee.web.api.openapi import ACTIONS
 from referee.web.extensions import socketio, store_of
-from referee.web.openapi import ACTIONS
 
 from ..fuzz_helpers import Arena, airborne_arena
 

@@ -28,7 +28,7 @@ import pytest
 import requests
 import socketio
 
-from referee.web import changes
+from referee.push import changes
 
 from ..airraid_helpers import PLAYERS, ships_json
 from ..conftest import skip_or_fail

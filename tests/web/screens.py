@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from referee.push import changes
 from referee.push import sockets as push_sockets
 from referee.push import views as push_view
 from referee.rules.events import Role
-from referee.web import changes
 from referee.web.extensions import socketio
 
 

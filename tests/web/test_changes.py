@@ -1,4 +1,4 @@
-"""Change sets (web/changes.py, static/js/lib/changes.js): applied to the old view, they give the new one exactly."""
+"""Change sets (push/changes.py, static/js/lib/changes.js): applied to the old view, they give the new one exactly."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.web import changes
+from referee.push import changes
 
 from ..speed import examples
 

@@ -29,7 +29,7 @@ LOCAL_IMPORTS_ALLOWED = {
     "referee.realtime.queue": {"redis.backoff", "redis.retry"},  # redis is optional (the scale-out extra)
     "referee.web.socketio_app": {"referee.realtime.queue"},  # the Redis queue, only when REDIS_URL is set
     "referee.web.precompress": {"brotli"},  # Brotli only when present
-    "referee.web.exports": {"brotli"},  # Brotli only when a client takes it
+    "referee.web.api.exports": {"brotli"},  # Brotli only when a client takes it
 }
 
 
@@ -44,7 +44,7 @@ def modules() -> dict[str, Path]:
 MODULES = modules()
 # The web modules that belong to a mode (web/modes/<mode>), and the one that lists every mode's
 # paths for the API's description. Every other web module is shared, and names no mode.
-MODE_WEB = {m for m in MODULES if m.startswith("referee.web.modes.")} | {"referee.web.openapi"}
+MODE_WEB = {m for m in MODULES if m.startswith("referee.web.modes.")} | {"referee.web.api.openapi"}
 
 
 def imports(name: str) -> list[tuple[str, bool]]:
@@ -131,7 +131,7 @@ def test_function_local_imports_are_only_where_they_buy_something() -> None:
 
 def test_the_checks_see_what_they_check() -> None:
     """The import reader finds real imports (so the tests above cannot pass by reading nothing)."""
-    assert ("referee.play", False) in imports("referee.web.playing")
+    assert ("referee.play", False) in imports("referee.web.api.acting")
     assert any(m == "alembic" and local for m, local in imports("referee.store.engine"))
     assert len(MODULES) > 40
 

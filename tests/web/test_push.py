@@ -13,13 +13,14 @@ import pytest
 from flask import Flask
 from flask_babel import force_locale  # type: ignore[import-untyped]
 
+from referee.push import changes
 from referee.push import clock as push_clock
 from referee.push import sockets as push_sockets
 from referee.push import views as push_view
 from referee.rules import airraid
 from referee.rules.events import PUBLIC, Role
-from referee.web import changes, live
-from referee.web import playing as games_module
+from referee.web import live
+from referee.web.api import acting as games_module
 from referee.web.extensions import socketio, store_of
 
 from ..airraid_helpers import PLAYERS, ships_json
@@ -328,7 +329,7 @@ def test_the_referees_log_names_phones_from_memory_and_hears_of_a_rename(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from referee.store.models import Device
-    from referee.web import senders
+    from referee.push import senders
     from referee.web.extensions import engine_of
 
     arena, _pushes, found = game_in_the_air(app, monkeypatch)

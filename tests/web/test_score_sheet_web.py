@@ -155,7 +155,7 @@ def test_the_sheet_page_is_rendered_in_a_thread_in_the_callers_language(
     from concurrent.futures import ThreadPoolExecutor
 
     from referee import offload
-    from referee.web import exports
+    from referee.web.api import exports
 
     scripted_round(game["post"])
     end(game)

@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from referee.web import changes
+from referee.push import changes
 from referee.web.extensions import socketio
 
 from .test_games_web import join

@@ -7,7 +7,7 @@ from typing import Any
 from apispec import APISpec
 
 from referee.rules.airraid.schema import ORDER, TEAM
-from referee.web.openapi import (
+from referee.web.api.openapi import (
     EVENT,
     GAME_ID,
     LIST,

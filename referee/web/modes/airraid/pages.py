@@ -1,7 +1,7 @@
 """The air raid's pages and its own routes: the new-game form, the dashboard, team, projector and pilot pages,
 the slips, and the referee's phones and join links.
 
-The API every mode shares (view, actions, events, logs) is web/api.py; who a browser is and what
+The API every mode shares (view, actions, events, logs) is web/api/routes.py; who a browser is and what
 it sees is `views.py`; creating a game is `games.py`.
 """
 
@@ -13,21 +13,20 @@ from flask import Blueprint, abort, jsonify, redirect, render_template, request,
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Table, select
 
-from referee.push import sockets
+from referee.push import senders, sockets
 from referee.rules import airraid
 from referee.rules.errors import MalformedAction, RulesError
 from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.store import reading
 from referee.store.models import Device, Token
-from referee.web import senders
 from referee.web.access import current_team, is_server_referee, make_slip, read_slip, revoke_device
-from referee.web.api import json_body
+from referee.web.api.acting import view_of
+from referee.web.api.routes import json_body
 from referee.web.extensions import db
 from referee.web.i18n import say
 from referee.web.links import qr_svg
 from referee.web.modes.airraid.games import create_game, join_url, sea_sizes
 from referee.web.modes.airraid.views import load_state, role_in
-from referee.web.playing import view_of
 from referee.web.security import RULESET_BODY_LIMIT, body_limit
 
 bp = Blueprint("games", __name__)

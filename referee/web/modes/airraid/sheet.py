@@ -22,8 +22,8 @@ from flask_babel import gettext as _  # type: ignore[import-untyped]
 
 from referee.rules import airraid
 from referee.rules.events import REFEREE, Role
-from referee.web import exports
-from referee.web.api import require_log_access
+from referee.web.api import exports
+from referee.web.api.routes import require_log_access
 from referee.web.i18n import current_lang, say, say_all
 from referee.web.modes.airraid.sheet_csv import csv_response
 from referee.web.modes.airraid.sheet_seas import sea_picture

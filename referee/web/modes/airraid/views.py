@@ -17,14 +17,14 @@ from typing import Any
 from flask import abort, current_app, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 
+from referee.push import senders
 from referee.rules import airraid
 from referee.rules.errors import Msg
 from referee.rules.events import PUBLIC, REFEREE, Role
-from referee.web import senders
 from referee.web.access import Access, current_roles, current_team, read_slip
+from referee.web.api.acting import load_any_state
 from referee.web.extensions import db
 from referee.web.i18n import say_all
-from referee.web.playing import load_any_state
 
 
 def role_in(game_id: str, slip: str | None = None) -> Role:

@@ -29,7 +29,7 @@ from referee.web import modes
 from referee.web.extensions import db
 from referee.web.modes import seats
 
-# Its part of the OpenAPI document, which `referee.web.openapi` asks every web side for.
+# Its part of the OpenAPI document, which `referee.web.api.openapi` asks every web side for.
 from referee.web.modes.battleship.openapi import openapi_paths as openapi_paths
 from referee.web.modes.battleship.openapi import openapi_views as openapi_views
 from referee.web.modes.battleship.pages import bp

@@ -16,8 +16,8 @@ from referee.rules.events import Role
 from referee.rules.ruleset import read_toml
 from referee.store import reading
 from referee.store.models import Token
-from referee.web import playing
 from referee.web.access import TokenKind, current_team, issue_token
+from referee.web.api import acting
 from referee.web.extensions import db, socketio
 from referee.web.i18n import current_lang
 from referee.web.modes import seats
@@ -98,7 +98,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
     if body.get("per_shot") is not None:
         action["per_shot"] = bool(body.get("per_shot"))
     # The play service creates it and lets the computer place its fleet at once.
-    result = playing.play().create(bs.MODE, action, by="player:A").result
+    result = acting.play().create(bs.MODE, action, by="player:A").result
     gid = result.game_id
     seat = HOTSEAT if opponent == "hotseat" else "A"
     devices = {seat: seats.device_token(gid, seat)}
@@ -154,7 +154,7 @@ def rematch(game_id: str, state: bs.State, role: Role) -> dict[str, Any]:
             action["computer"] = computer
         if state.hotseat:
             action["hotseat"] = True
-        created = playing.play().create(bs.MODE, action, by="player:A").result
+        created = acting.play().create(bs.MODE, action, by="player:A").result
         found = created.game_id
         issue_token(db.engine, TokenKind.PROJECTOR, game_id=found, label=label)  # the marker, never handed out
         # The other player's end screen offers to join (its button posts to the same route).

@@ -7,7 +7,7 @@ from typing import Any
 from apispec import APISpec
 
 from referee.rules.battleship.schema import PLAYER
-from referee.web.openapi import GAME_ID, LIST, MAYBE_OBJECT, OBJECT, TEXT, json_body, refusals, view_schema
+from referee.web.api.openapi import GAME_ID, LIST, MAYBE_OBJECT, OBJECT, TEXT, json_body, refusals, view_schema
 
 # Every Battleship view has these keys.
 OPENAPI_COMMON: dict[str, Any] = {

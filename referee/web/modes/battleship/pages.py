@@ -1,6 +1,6 @@
 """Battleship's pages and its own routes: the lobby, a player's page, the projector, rematches, the scores.
 
-Playing goes through the API every mode shares (web/api.py, web/live.py); these routes create
+Playing goes through the API every mode shares (web/api/routes.py, web/live.py); these routes create
 games and open the pages.
 """
 

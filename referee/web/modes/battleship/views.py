@@ -17,9 +17,9 @@ from referee.rules import battleship as bs
 from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.store import ABANDONED
 from referee.web.access import Access, current_roles, current_team
+from referee.web.api.acting import load_any_state
 from referee.web.extensions import db
 from referee.web.i18n import current_lang, say_all
-from referee.web.playing import load_any_state
 from referee.web.words import N_
 
 HOTSEAT = "AB"  # the device subject of a pass-and-play phone: both sides

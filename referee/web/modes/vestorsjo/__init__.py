@@ -28,7 +28,7 @@ from referee.web import modes
 from referee.web.extensions import db
 from referee.web.modes import seats
 
-# Its part of the OpenAPI document, which `referee.web.openapi` asks every web side for.
+# Its part of the OpenAPI document, which `referee.web.api.openapi` asks every web side for.
 from referee.web.modes.vestorsjo.openapi import openapi_paths as openapi_paths
 from referee.web.modes.vestorsjo.pages import bp
 from referee.web.modes.vestorsjo.views import expired_message, role_in, view_of

@@ -11,8 +11,8 @@ from referee.rules import vestorsjo as vs
 from referee.rules.errors import IllegalAction, MalformedAction, Msg, RulesError
 from referee.rules.events import Role
 from referee.rules.ruleset import read_toml
-from referee.web import playing
 from referee.web.access import current_team
+from referee.web.api import acting
 from referee.web.modes import seats
 from referee.web.modes.vestorsjo.views import BOTH, GUEST, HOST
 
@@ -90,7 +90,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         action["start"] = start
     if opponent == "computer":
         action["computer"] = {GUEST: level}
-    result = playing.play().create(vs.MODE, action, by=Role("player", HOST)).result
+    result = acting.play().create(vs.MODE, action, by=Role("player", HOST)).result
     gid = result.game_id
     subject = BOTH if opponent == "hotseat" else HOST
     links: dict[str, Any] = {

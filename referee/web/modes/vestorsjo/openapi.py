@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apispec import APISpec
 
-from referee.web.openapi import json_body, refusals
+from referee.web.api.openapi import json_body, refusals
 
 
 def openapi_paths(spec: APISpec) -> None:

@@ -1,6 +1,6 @@
 """Vestorsjø's pages and its own route: the new-game page, a player's page, the invite, the projector.
 
-Playing goes through the API every mode shares (web/api.py, web/live.py); these routes create
+Playing goes through the API every mode shares (web/api/routes.py, web/live.py); these routes create
 games and open the pages.
 """
 

@@ -15,9 +15,9 @@ from referee.rules import vestorsjo as vs
 from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.store import ABANDONED
 from referee.web.access import Access, current_roles, current_team
+from referee.web.api.acting import load_any_state
 from referee.web.extensions import db
 from referee.web.i18n import current_lang, say_all
-from referee.web.playing import load_any_state
 
 HOST = "scania"  # the creator's side: Scania moves first
 GUEST = "zealand"  # the invited friend's side, or the computer's

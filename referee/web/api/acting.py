@@ -1,6 +1,6 @@
 """The web side of playing a game: a browser's role, a role's view, and one action run through the play service.
 
-The HTTP routes (`api.py`, `modes/airraid/`, `modes/battleship/`) and the Socket.IO handlers (`live.py`) all come
+The HTTP routes (`routes.py`, every mode's pages in `web/modes/`) and the Socket.IO handlers (`web/live.py`) all come
 here; this module reaches a mode through `web.modes` (its web side) and the rules registry, and
 hands every action to `referee.play.Play`, whose `Publisher` `live.py` implements.
 """

@@ -22,11 +22,12 @@ from referee.rules.errors import MalformedAction
 from referee.rules.events import PUBLIC, REFEREE, encode
 from referee.rules.placement import Impossible
 from referee.rules.sea import Draft
-from referee.web import exports, modes
+from referee.web import modes
 from referee.web.access import is_server_referee
+from referee.web.api import exports
+from referee.web.api.acting import load_any_state, play, role_of, run_action, view_of
 from referee.web.extensions import db
 from referee.web.i18n import current_lang, say, say_all
-from referee.web.playing import load_any_state, play, role_of, run_action, view_of
 from referee.web.security import RULESET_BODY_LIMIT, body_limit
 
 bp = Blueprint("api", __name__)
