@@ -5,11 +5,18 @@
 
 A game in the air (tests/fuzz_helpers.airborne_arena), a screen per role; the pilot's socket
 sends `report_dogfight` over Socket.IO (Flask-SocketIO's test client: the handlers run as the
-server runs them). Every call and return is followed (`sys.setprofile`), and each moment is
-counted in the innermost module of `referee/` on the stack: a "stay" is a run of moments in one
-module, a module "entered again" is one the report comes back to after it left. The second of two
-reports is traced, so nothing is loaded or compiled for the first time. Prints
-`move_path modules=… stays=… most_entered=module:count`.
+server runs them). Every call and return is followed (`sys.setprofile`). The second of two
+reports is traced, so nothing is loaded or compiled for the first time. Two measures:
+
+- **read**: what a newcomer reading the report from its handler opens. A module is entered when a
+  function of another module of `referee/` calls one of its functions; each such call is counted
+  once however often it runs (a push's loop over rooms is read once), and calls to dunder methods
+  and comprehensions (a value type's `__eq__`, a dataclass's `__init__`) and calls inside the
+  pure core `referee/rules/` among its own modules are not counted.
+- **stays**: every moment counted in the innermost module of `referee/` on the stack; a stay is a
+  run of moments in one module (value types and per-room loops included).
+
+Prints `move_path modules=… entries=… most_entered=module:count stays=…`.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from referee.web.extensions import socketio  # noqa: E402
 from tests.fuzz_helpers import airborne_arena  # noqa: E402
 
 PACKAGE = str(ROOT / "referee") + "/"
+RULES = "referee.rules"
 
 
 def module_of(frame: FrameType | None) -> str | None:
@@ -43,9 +51,13 @@ def module_of(frame: FrameType | None) -> str | None:
     return None
 
 
-def trace(send: Any) -> list[str]:
-    """Run `send()` under a profile hook; return the stays, one module name each, in order."""
+def trace(send: Any) -> tuple[list[str], set[tuple[str, str, str]]]:
+    """Run `send()` under a profile hook; return the stays (module names, in order) and the calls read.
+
+    A call read is (calling module, called module, called function).
+    """
     stays: list[str] = []
+    calls: set[tuple[str, str, str]] = set()
 
     def hook(frame: FrameType, event: str, _arg: Any) -> None:
         if event not in ("call", "return"):
@@ -53,13 +65,22 @@ def trace(send: Any) -> list[str]:
         module = module_of(frame)
         if module is not None and (not stays or stays[-1] != module):
             stays.append(module)
+        name = frame.f_code.co_name
+        if event != "call" or module is None or name.startswith(("__", "<")):
+            return
+        if not frame.f_code.co_filename.startswith(PACKAGE):
+            return
+        caller = module_of(frame.f_back)
+        if caller is None or caller == module or (caller.startswith(RULES) and module.startswith(RULES)):
+            return
+        calls.add((caller, module, name))
 
     sys.setprofile(hook)
     try:
         send()
     finally:
         sys.setprofile(None)
-    return stays
+    return stays, calls
 
 
 def main() -> None:
@@ -85,6 +106,7 @@ def main() -> None:
         assert answer["ok"], answer
         pilots[order] = (sock, answer["view"])
     stays: list[str] = []
+    calls: set[tuple[str, str, str]] = set()
     for n, order in enumerate(("1A1", "1B1")):
         sock, view = pilots[order]
         meeting = view["next"]
@@ -95,13 +117,16 @@ def main() -> None:
             answer = sock.emit("action", message, callback=True)
             assert answer["ok"], answer
 
-        stays = trace(send)
-    entered = Counter(stays)
+        stays, calls = trace(send)
+    entered = Counter(called for _caller, called, _name in calls)
     if not args.quiet:
-        for module in stays:
-            print("  ", module)
+        for caller, called, name in sorted(calls, key=lambda c: (c[1], c[0], c[2])):
+            print(f"   {called}.{name}  <- {caller}")
     most, times = entered.most_common(1)[0]
-    print(f"move_path modules={len(entered)} stays={len(stays)} most_entered={most}:{times}")
+    print(
+        f"move_path modules={len(entered) + 1} entries={sum(entered.values())} "
+        f"most_entered={most}:{times} stays={len(stays)} modules_with_stays={len(set(stays))}"
+    )
 
 
 if __name__ == "__main__":
