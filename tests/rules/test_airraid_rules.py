@@ -438,6 +438,45 @@ def test_a_void_in_the_middle_of_a_round_recomputes_everything_after_it() -> Non
     assert airraid.state_to_dict(airraid.replay(game.events)) == airraid.state_to_dict(game.state)
 
 
+@pytest.mark.parametrize("decided_by", ["confirm", "agreeing report"])
+def test_a_voided_dogfight_result_is_open_again_not_offered_for_confirmation(decided_by: str) -> None:
+    game = corridor_game(["fighter"], ["fighter"])
+    a1, b1 = game.order_id("A", "Ann"), game.order_id("B", "Bob")
+    key = airraid.duel_key("upper", a1, b1)
+    game.do(f"pilot:{b1}", type="report_dogfight", a=a1, b=b1, throws=[win("B")])
+    if decided_by == "confirm":
+        game.do(f"pilot:{a1}", type="confirm_dogfight", a=a1, b=b1)
+    else:
+        game.do(f"pilot:{a1}", type="report_dogfight", a=a1, b=b1, throws=[win("B")])
+    assert game.state.round.orders[a1].status == "shot_down"
+    game.ref(type="void", seq=game.state.version, reason="Ann won, in fact")
+    rnd = game.state.round
+    assert rnd.orders[a1].status == "airborne" and key not in rnd.duels
+    assert key not in rnd.reports and key not in rnd.conflicts, "the voided result is not waiting for a Confirm"
+    ann = Role("pilot", a1)
+    assert not [m for m in airraid.legal_actions(game.state, ann) if m["type"] == "confirm_dogfight"]
+    with pytest.raises(IllegalAction):
+        game.do(f"pilot:{a1}", type="confirm_dogfight", a=a1, b=b1)
+    # A fresh report by either pilot waits for the other's again.
+    game.do(f"pilot:{a1}", type="report_dogfight", a=a1, b=b1, throws=[win("A")])
+    assert key not in game.state.round.duels and len(game.state.round.reports[key]) == 1
+    game.do(f"pilot:{b1}", type="confirm_dogfight", a=a1, b=b1)
+    assert game.state.round.orders[b1].status == "shot_down"
+    assert airraid.state_to_dict(airraid.replay(game.events)) == airraid.state_to_dict(game.state)
+
+
+def test_a_voided_report_that_decided_nothing_leaves_the_other_pilots_report() -> None:
+    game = corridor_game(["fighter"], ["fighter"])
+    a1, b1 = game.order_id("A", "Ann"), game.order_id("B", "Bob")
+    key = airraid.duel_key("upper", a1, b1)
+    game.do(f"pilot:{a1}", type="report_dogfight", a=a1, b=b1, throws=[win("A")])
+    game.do(f"pilot:{b1}", type="report_dogfight", a=a1, b=b1, throws=[win("B")])
+    assert key in game.state.round.conflicts
+    game.ref(type="void", seq=game.state.version, reason="Bob pressed the wrong button")
+    rnd = game.state.round
+    assert key not in rnd.conflicts and [r.by for r in rnd.reports[key]] == [f"pilot:{a1}"]
+
+
 def test_voiding_a_void_restores_the_event() -> None:
     game = corridor_game(["fighter"], ["fighter"])
     game.ref(type="report_dogfight", a=game.order_id("A", "Ann"), b=game.order_id("B", "Bob"), throws=[win("A")])

@@ -328,8 +328,8 @@ def test_an_action_costs_one_write_transaction_and_no_token_or_name_read(
 def test_the_referees_log_names_phones_from_memory_and_hears_of_a_rename(
     app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from referee.store.models import Device
     from referee.push import senders
+    from referee.store.models import Device
     from referee.web.extensions import engine_of
 
     arena, _pushes, found = game_in_the_air(app, monkeypatch)

@@ -835,7 +835,41 @@ def _setup(event: Event) -> State:
 
 
 def _voided(state: State, event: Event, reason: str) -> None:
+    _reopen_dogfight(state, event)
     _note(state, event.seq, type="voided", reason=reason)
+
+
+def _reopen_dogfight(state: State, event: Event) -> None:
+    """A voided event that decided a dogfight takes the reports it settled with it.
+
+    The referee voids a result because it was wrong: the pilot's report it confirmed (or agreed
+    with) must not come back as a one-tap Confirm of that same result. The dogfight is open again
+    for a fresh report by either pilot, or the referee's own. A voided report that decided
+    nothing (one still waiting, or one that made a conflict) leaves the other pilot's report.
+    """
+    if event.kind not in ("confirm_dogfight", "report_dogfight") or not state.rounds:
+        return
+    rnd = state.rounds[-1]
+    a_id, b_id = event.data.get("a"), event.data.get("b")
+    if rnd.phase != "airborne" or not isinstance(a_id, str) or not isinstance(b_id, str):
+        return
+    if a_id not in rnd.orders or b_id not in rnd.orders:
+        return
+    a, b = order_pair(rnd, a_id, b_id)
+    key = duel_key(a.corridor, a.id, b.id)
+    pending = rnd.reports.get(key)
+    if not pending or key in rnd.duels:
+        return
+    if event.kind == "report_dogfight" and Role.from_str(event.by).kind != "referee":
+        try:
+            result = _dogfight_from(state, event, Role.from_str(event.by))[3]
+        except RulesError:
+            return
+        if not any(_same_result(r.result, result) for r in pending):
+            return
+    # New dicts, not changed in place: a checkpoint may share the round's.
+    rnd.reports = {k: v for k, v in rnd.reports.items() if k != key}
+    rnd.conflicts = {k: v for k, v in rnd.conflicts.items() if k != key}
 
 
 def _void_noted(state: State, event: Event) -> None:
