@@ -6,17 +6,13 @@
 // gets, and that the two teams need different names and colours.
 
 import { t, tn } from '../lib/i18n.js';
+import { readJson, resultLine } from '../lib/dom.js';
 
 const form = document.getElementById('new-game');
 const rows = readJson('sea-sizes', []);          // [[lo, hi, size], ...]
 const limits = readJson('new-game-limits', { min_players: 4, max_players: 10 });
-const result = document.getElementById('new-game-result');
-
-function readJson(id, fallback) {
-  const el = document.getElementById(id);
-  if (!el) return fallback;
-  try { return JSON.parse(el.textContent || 'null') ?? fallback; } catch { return fallback; }
-}
+// The form's result line (a refusal before sending, then "sending").
+const say = resultLine(document.getElementById('new-game-result'));
 
 /** The names in a textarea: one a line, trimmed, blanks dropped. */
 export function playerNames(text) {
@@ -132,7 +128,7 @@ if (form) {
     const field = ev.target;
     if (field && field.required && field.value.trim() && field.getAttribute('aria-invalid') === 'true') field.setAttribute('aria-invalid', 'false');
     checkAll();
-    if (result && result.dataset.kind === 'refused') { result.textContent = ''; delete result.dataset.kind; }
+    if (say.kind() === 'refused') say.clear();
   });
   form.addEventListener('change', checkAll);
   form.addEventListener('submit', (ev) => {
@@ -143,15 +139,12 @@ if (form) {
     const empty = empties[0];
     if (empty || problems.length) {
       ev.preventDefault();
-      if (result) {
-        result.dataset.kind = 'refused';
-        const names = empties.map((field) => fieldName(field)).filter(Boolean);
-        result.textContent = problems[0] || (names.length ? t('new.fill', { fields: names.join(', ') }) : t('new.fix'));
-      }
+      const names = empties.map((field) => fieldName(field)).filter(Boolean);
+      say(problems[0] || (names.length ? t('new.fill', { fields: names.join(', ') }) : t('new.fix')), 'refused');
       (empty || form.querySelector('[aria-invalid="true"]'))?.focus();
       return;
     }
-    if (result) { result.dataset.kind = 'ok'; result.textContent = t('new.sending'); }
+    say(t('new.sending'), 'ok');
     const button = document.getElementById('create-game');
     // Guard against a double tap creating two games; a back-navigation re-enables it.
     if (button) setTimeout(() => { button.disabled = true; }, 0);

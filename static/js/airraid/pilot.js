@@ -18,10 +18,10 @@
 // The pure functions below are exported for tests (Node); the page itself
 // starts only when the page data block is present.
 
-import { Connection, bindBadge } from '../lib/conn.js';
+import { connectPage } from '../lib/conn.js';
 import { Countdown, ScreenWake, SoundCues, soundButton, roundClock } from '../lib/timer.js';
 import { t } from '../lib/i18n.js';
-import { el } from '../lib/dom.js';
+import { el, $, resultLine } from '../lib/dom.js';
 import { RoundMoment } from './moment.js';
 
 // ------------------------------------------------------------ pure helpers
@@ -189,280 +189,328 @@ export function roundLine(round) {
 }
 
 // ------------------------------------------------------------------ page
+//
+// The server draws the page first (templates/games/pilot.html: the banner, the order, the state
+// in words, the round), so it reads before this script has come over a slow link. The script
+// then only updates what the server drew, and only where it changed (setText, the banner's
+// result line), and fills the one part the server leaves empty: the report in the thumb bar.
+// startPage() holds the page context and hands it to the panels: the banner (paintBanner), the
+// state in words (paintStatus), the clock (mountClock) and the dogfight report (mountReport).
 
+/** Write a node's text only when it changes: a live region says again whatever is written. */
+function setText(node, text) {
+  if (node && node.textContent !== text) node.textContent = text;
+}
 
-function startPage() {
-  const data = JSON.parse(document.getElementById('page-data').textContent);
-  const ME = data.role;                       // "pilot:1A2"
-  let view = data.view;
-  const orderId = view.order.id;
+/** What the banner says ({kind, text, more}), or null: nothing, the banner is hidden. */
+function bannerOf(view, gone) {
+  if (gone) return { kind: 'error', text: t('pilot.gone'), more: t('pilot.gone_detail') };
+  if (view.phase === 'over') {
+    const w = view.outcome && view.outcome.winner;
+    const more = w && view.teams && view.teams[w] ? t('pilot.over_won', { team: view.teams[w].name }) : (view.outcome ? t('pilot.over_draw') : '');
+    return { kind: 'ok', text: t('pilot.over'), more };
+  }
+  if (!view.current) return { kind: 'refused', text: t('pilot.used', { n: view.order.round }), more: t('pilot.used_detail') };
+  return null;
+}
 
-  const $ = (id) => document.getElementById(id);
-  const headline = $('pilot-headline');
-  const detail = $('pilot-detail');
-  const now = $('pilot-now');
-  const panel = $('pilot-action');
-  const result = $('pilot-result');
-  const banner = $('pilot-banner');
-  const roundEl = $('pilot-round');
-  const bar = document.querySelector('.actionbar');
+const bannerKey = (said) => (said ? `${said.kind}|${[said.text, said.more].filter(Boolean).join(' ')}` : '');
 
-  // The report being tapped, for one meeting (key "a:b").
-  const ui = { key: null, picks: [], mode: 'report', sent: null, guardUntil: 0, sig: '' };
-  let gone = false;
-  let localTap = false;
-  // The meetings this page said were decided: one that is due again was voided by the referee.
-  const decided = new Set();
+/** The key of the banner as the server drew it (its words, in a line). */
+function drawnBannerKey(node) {
+  if (!node || !node.dataset.kind) return '';
+  return `${node.dataset.kind}|${node.textContent.replace(/\s+/g, ' ').trim()}`;
+}
 
-  const conn = new Connection({
-    game: data.game,
-    initialSeq: data.seq,
-    extra: { slip: data.slip },
-    storageKey: `referee.outbox.${data.game}.${orderId}`,
-  });
-  bindBadge(conn);
+/** The banner: a used slip, the game over, the order gone. Said first, in words, never hidden. */
+function paintBanner(ctx) {
+  const { banner } = ctx.els;
+  if (!banner) return;
+  const said = bannerOf(ctx.view, ctx.ui.gone);
+  const key = bannerKey(said);
+  if (key !== ctx.ui.banner) {
+    ctx.ui.banner = key;
+    if (said) ctx.bannerLine(said.text, said.kind, said.more);
+    else ctx.bannerLine.clear();
+  }
+  banner.hidden = said === null;
+  document.body.classList.toggle('pilot-used', Boolean(said) && said.kind !== 'ok');
+  document.body.classList.toggle('pilot-is-gone', ctx.ui.gone);
+}
 
+/** The order's state in words (headline, detail), and its tone for the CSS. */
+function paintStatus(ctx) {
+  const { headline, detail, now } = ctx.els;
+  const s = statusOf(ctx.view);
+  setText(headline, s.headline);
+  setText(detail, s.detail);
+  now.dataset.tone = s.tone;
+  now.dataset.status = ctx.view.order.status;
+}
+
+/** The round and its countdown, with the cues, the end-of-round moment and the screen kept on. */
+function mountClock(ctx) {
   const cues = new SoundCues({ speak: true });
   soundButton($('sound'), cues);
   const moment = new RoundMoment();
-  const countdown = new Countdown($('timer'), { now: () => conn.serverNow(), cues, labelEl: $('timer-label'), onEnd: () => moment.timeUp(view) });
+  const countdown = new Countdown($('timer'), { now: () => ctx.conn.serverNow(), cues, labelEl: $('timer-label'), onEnd: () => moment.timeUp(ctx.view) });
   const wake = new ScreenWake();
   wake.enable();
   document.addEventListener('pointerdown', () => wake.enable(), { once: true, capture: true });
+  return {
+    see() { moment.see(ctx.view); },
+    render() {
+      setText($('pilot-round'), roundLine(ctx.view.round));
+      countdown.set(ctx.view.phase === 'over' ? null : timerState(ctx.view.round));
+    },
+  };
+}
 
-  function say(kind, text, more = '') {
-    result.dataset.kind = kind;
-    result.textContent = text;
-    if (more) result.append(el('span', { class: 'detail', text: more }));
-    syncBar();
-  }
-  function clearSay() {
-    result.textContent = '';
-    delete result.dataset.kind;
-    syncBar();
-  }
-  // The thumb bar is drawn only when it holds something.
-  function syncBar() {
-    if (bar) bar.hidden = panel.hidden && !result.textContent;
-  }
+// ------------------------------------------------------------ the dogfight report
 
-  function ctxOf(nx) {
-    return { mySide: view.team, myKind: view.order.kind, theirKind: nx.opponent.kind, label: nx.opponent.label };
-  }
+function duelCtx(view, nx) {
+  return { mySide: view.team, myKind: view.order.kind, theirKind: nx.opponent.kind, label: nx.opponent.label };
+}
 
-  // ---------------------------------------------------------------- render
+function bigButton(label, kind, onclick, extra = {}) {
+  return el('button', { type: 'button', class: `btn btn-big${kind ? ` btn-${kind}` : ''}`, onclick, ...extra }, label);
+}
 
-  function renderBanner() {
-    if (!banner) return;
-    let kind = null;
-    let text = '';
-    let more = '';
-    if (gone) {
-      kind = 'error'; text = t('pilot.gone'); more = t('pilot.gone_detail');
-    } else if (view.phase === 'over') {
-      kind = 'ok'; text = t('pilot.over');
-      const w = view.outcome && view.outcome.winner;
-      more = w && view.teams && view.teams[w] ? t('pilot.over_won', { team: view.teams[w].name }) : (view.outcome ? t('pilot.over_draw') : '');
-    } else if (!view.current) {
-      kind = 'refused'; text = t('pilot.used', { n: view.order.round }); more = t('pilot.used_detail');
-    }
-    banner.hidden = kind === null;
-    banner.replaceChildren();
-    if (kind) {
-      const p = el('p', { class: 'result', 'data-kind': kind, id: 'pilot-banner-text', text });
-      if (more) p.append(el('span', { class: 'detail', text: more }));
-      banner.append(p);
-    }
-    document.body.classList.toggle('pilot-used', Boolean(kind) && kind !== 'ok');
-    document.body.classList.toggle('pilot-is-gone', gone);
+/** The meeting on the panel changed: say how the one we were in was settled (by the other
+ *  pilot's confirm or the referee), or that the referee voided it (it is due again). */
+function meetingMoved(ctx, nx, key) {
+  const { view, ui, say, decided } = ctx;
+  if (ui.key && !ui.gone && view.current && view.round && view.round.phase === 'airborne') {
+    const label = ui.label || '';
+    decided.add(ui.key);
+    if (view.order.status === 'shot_down') say(t('pilot.decided_down', { label }), 'hit');
+    else say(t('pilot.decided', { label }), 'ok');
   }
+  if (key && decided.has(key)) {
+    decided.delete(key);
+    say(t('pilot.voided_result', { label: nx.opponent.label }), 'refused');
+  }
+  Object.assign(ui, { key, picks: [], mode: 'report', sent: null, label: key ? nx.opponent.label : null });
+}
 
-  function renderStatus() {
-    const s = statusOf(view);
-    headline.textContent = s.headline;
-    detail.textContent = s.detail;
-    now.dataset.tone = s.tone;
-    now.dataset.status = view.order.status;
+/** The next question of the report, from the taps so far: {sig, children}. */
+function askStep(ctx, nx, dctx, acts) {
+  const { ui } = ctx;
+  const { tap, pick } = acts;
+  const step = dogfightStep(dctx.myKind, dctx.theirKind, dctx.mySide, ui.picks);
+  const children = [];
+  const wonLost = () => [bigButton(`✓ ${t('pilot.won')}`, 'ok', tap(() => pick('won')), { 'data-pick': 'won' }),
+    bigButton(`✕ ${t('pilot.lost')}`, 'primary', tap(() => pick('lost')), { 'data-pick': 'lost' })];
+  let ask;
+  let buttons;
+  if (step.ask === 'first') {
+    ask = t('pilot.ask_first');
+    buttons = wonLost();
+  } else if (step.ask === 'choice') {
+    ask = step.chooser === 'me' ? t('pilot.ask_choice_mine') : t('pilot.ask_choice_theirs', { label: dctx.label });
+    buttons = [bigButton(t('pilot.pass'), '', tap(() => pick('pass')), { 'data-pick': 'pass' }),
+      bigButton(t('pilot.fight_again'), 'primary', tap(() => pick('continue')), { 'data-pick': 'continue' })];
+  } else {
+    ask = t('pilot.ask_second');
+    buttons = wonLost();
   }
+  const head = el('div', { class: 'pilot-ask-row' });
+  if (ui.picks.length || ui.mode === 'dispute') {
+    head.append(el('button', {
+      type: 'button', class: 'btn btn-ghost pilot-back', 'data-pick': 'back',
+      onclick: () => { if (ui.picks.length) ui.picks.pop(); else ui.mode = 'report'; ctx.render(); },
+    }, `← ${ui.picks.length ? t('pilot.back') : t('pilot.cancel')}`));
+  }
+  head.append(el('p', { class: 'pilot-ask', text: ask }));
+  if (ui.mode === 'dispute' && !ui.picks.length) children.push(el('p', { class: 'pilot-dispute muted', text: t('pilot.dispute') }));
+  children.push(head, el('div', { class: 'btn-row pilot-buttons' }, buttons));
+  if (step.ask === 'first' && step.bombers) {
+    children.push(el('button', { type: 'button', class: 'btn btn-block pilot-both-pass', 'data-pick': 'both_pass', onclick: tap(() => pick('both_pass')) }, t('pilot.both_pass')));
+  }
+  return { sig: `ask:${ui.mode}:${ui.picks.join(',')}`, children };
+}
 
-  function renderClock() {
-    roundEl.textContent = roundLine(view.round);
-    countdown.set(view.phase === 'over' ? null : timerState(view.round));
+/** What the panel shows for a due meeting: the conflict, our report, our report on its way,
+ *  theirs to confirm, or the next question. {sig, children}. */
+function reportStep(ctx, nx, acts) {
+  const { view, ui, me, orderId } = ctx;
+  const dctx = duelCtx(view, nx);
+  const reportedByMe = nx.reported_by.includes(me);
+  const theirs = nx.pending.find((p) => p.by !== me);
+  const mine = nx.pending.find((p) => p.by === me);
+  const canConfirm = (view.legal || []).some((a) => a.type === 'confirm_dogfight' && a.a === nx.a && a.b === nx.b);
+  const detailSpan = (text) => (text ? el('span', { class: 'detail', text }) : null);
+  if (nx.conflict) {
+    return { sig: 'conflict', children: [el('p', { class: 'result', 'data-kind': 'refused', text: t('pilot.conflict') })] };
   }
+  if (reportedByMe && mine) {
+    const d = describeReport(reportFromDuel(mine, orderId), dctx);
+    // (What happens next, "waiting for A1 to confirm", is the status line's.)
+    return { sig: 'mine', children: [el('p', { class: 'result', 'data-kind': 'ok' }, t('pilot.you_reported', { what: d.what }), detailSpan(d.detail))] };
+  }
+  if (ui.sent) {
+    const more = ctx.conn.state === 'offline' ? t('pilot.queued') : [ui.sent.more, t('pilot.sending')].filter(Boolean).join(' — ');
+    return { sig: 'sending', children: [el('p', { class: 'result', 'data-kind': 'ok' }, ui.sent.text, el('span', { class: 'detail', text: more }))] };
+  }
+  if (theirs && canConfirm && ui.mode !== 'dispute') {
+    const d = describeReport(reportFromDuel(theirs, orderId), dctx);
+    return {
+      sig: `confirm:${theirs.by}`,
+      children: [
+        el('p', { class: 'result pilot-their-report', 'data-kind': 'fight' }, t('pilot.they_report', { label: dctx.label, what: d.what }), detailSpan(d.detail)),
+        el('div', { class: 'btn-row pilot-buttons' },
+          bigButton(t('pilot.confirm'), 'ok', acts.tap(() => acts.confirm(nx, d))),
+          bigButton(t('pilot.wrong'), '', acts.tap(() => { ui.mode = 'dispute'; ui.picks = []; ctx.render(); }), { 'data-pick': 'wrong' })),
+      ],
+    };
+  }
+  return askStep(ctx, nx, dctx, acts);
+}
 
-  function button(label, kind, onclick, extra = {}) {
-    return el('button', { type: 'button', class: `btn btn-big${kind ? ` btn-${kind}` : ''}`, onclick, ...extra }, label);
-  }
+/** The report panel in the thumb bar (#pilot-action): asks exactly the next question and sends
+ *  as soon as the answer decides the dogfight. Returns {render}. */
+function mountReport(ctx) {
+  const { ui, say } = ctx;
+  const panel = ctx.els.panel;
 
   function tap(fn) {
     return (ev) => {
       if (Date.now() < ui.guardUntil) { ev.preventDefault(); return; }
-      localTap = true;
+      ui.localTap = true;
       fn();
     };
   }
 
-  function renderPanel() {
-    const nx = view.next;
-    const active = !gone && view.current && view.phase !== 'over' && nx && nx.status === 'due';
-    const key = active ? `${nx.a}:${nx.b}` : null;
-    if (key !== ui.key) {
-      // The meeting we were in is settled (by the other pilot's confirm or the referee).
-      if (ui.key && !gone && view.current && view.round && view.round.phase === 'airborne') {
-        const label = ui.label || '';
-        decided.add(ui.key);
-        if (view.order.status === 'shot_down') say('hit', t('pilot.decided_down', { label }));
-        else say('ok', t('pilot.decided', { label }));
-      }
-      if (key && decided.has(key)) {
-        // The same dogfight is due again: the referee voided its result.
-        decided.delete(key);
-        say('refused', t('pilot.voided_result', { label: nx.opponent.label }));
-      }
-      Object.assign(ui, { key, picks: [], mode: 'report', sent: null, label: active ? nx.opponent.label : null });
-    }
-    const children = [];
-    let sig = 'none';
-    if (active) {
-      const ctx = ctxOf(nx);
-      const reportedByMe = nx.reported_by.includes(ME);
-      const theirs = nx.pending.find((p) => p.by !== ME);
-      const mine = nx.pending.find((p) => p.by === ME);
-      const legal = view.legal || [];
-      const canConfirm = legal.some((a) => a.type === 'confirm_dogfight' && a.a === nx.a && a.b === nx.b);
-      if (nx.conflict) {
-        sig = 'conflict';
-        children.push(el('p', { class: 'result', 'data-kind': 'refused', text: t('pilot.conflict') }));
-      } else if (reportedByMe && mine) {
-        sig = 'mine';
-        const d = describeReport(reportFromDuel(mine, orderId), ctx);
-        // (What happens next, "waiting for A1 to confirm", is the status line's.)
-        children.push(el('p', { class: 'result', 'data-kind': 'ok' },
-          t('pilot.you_reported', { what: d.what }),
-          d.detail ? el('span', { class: 'detail', text: d.detail }) : null));
-      } else if (ui.sent) {
-        sig = 'sending';
-        children.push(el('p', { class: 'result', 'data-kind': 'ok' },
-          ui.sent.text, el('span', { class: 'detail', text: conn.state === 'offline' ? t('pilot.queued') : [ui.sent.more, t('pilot.sending')].filter(Boolean).join(' — ') })));
-      } else if (theirs && canConfirm && ui.mode !== 'dispute') {
-        sig = `confirm:${theirs.by}`;
-        const d = describeReport(reportFromDuel(theirs, orderId), ctx);
-        children.push(
-          el('p', { class: 'result pilot-their-report', 'data-kind': 'fight' },
-            t('pilot.they_report', { label: ctx.label, what: d.what }),
-            d.detail ? el('span', { class: 'detail', text: d.detail }) : null),
-          el('div', { class: 'btn-row pilot-buttons' },
-            button(t('pilot.confirm'), 'ok', tap(() => confirmReport(nx, d))),
-            button(t('pilot.wrong'), '', tap(() => { ui.mode = 'dispute'; ui.picks = []; render(); }), { 'data-pick': 'wrong' })),
-        );
-      } else {
-        const step = dogfightStep(ctx.myKind, ctx.theirKind, ctx.mySide, ui.picks);
-        sig = `ask:${ui.mode}:${ui.picks.join(',')}`;
-        let ask;
-        let buttons;
-        if (step.ask === 'first') {
-          ask = t('pilot.ask_first');
-          buttons = [button(`✓ ${t('pilot.won')}`, 'ok', tap(() => pick('won')), { 'data-pick': 'won' }),
-            button(`✕ ${t('pilot.lost')}`, 'primary', tap(() => pick('lost')), { 'data-pick': 'lost' })];
-        } else if (step.ask === 'choice') {
-          ask = step.chooser === 'me' ? t('pilot.ask_choice_mine') : t('pilot.ask_choice_theirs', { label: ctx.label });
-          buttons = [button(t('pilot.pass'), '', tap(() => pick('pass')), { 'data-pick': 'pass' }),
-            button(t('pilot.fight_again'), 'primary', tap(() => pick('continue')), { 'data-pick': 'continue' })];
-        } else {
-          ask = t('pilot.ask_second');
-          buttons = [button(`✓ ${t('pilot.won')}`, 'ok', tap(() => pick('won')), { 'data-pick': 'won' }),
-            button(`✕ ${t('pilot.lost')}`, 'primary', tap(() => pick('lost')), { 'data-pick': 'lost' })];
-        }
-        const head = el('div', { class: 'pilot-ask-row' });
-        if (ui.picks.length || ui.mode === 'dispute') {
-          head.append(el('button', {
-            type: 'button', class: 'btn btn-ghost pilot-back', 'data-pick': 'back',
-            onclick: () => { if (ui.picks.length) ui.picks.pop(); else ui.mode = 'report'; render(); },
-          }, `← ${ui.picks.length ? t('pilot.back') : t('pilot.cancel')}`));
-        }
-        head.append(el('p', { class: 'pilot-ask', text: ask }));
-        if (ui.mode === 'dispute' && !ui.picks.length) children.push(el('p', { class: 'pilot-dispute muted', text: t('pilot.dispute') }));
-        children.push(head, el('div', { class: 'btn-row pilot-buttons' }, buttons));
-        if (step.ask === 'first' && step.bombers) {
-          children.push(el('button', { type: 'button', class: 'btn btn-block pilot-both-pass', 'data-pick': 'both_pass', onclick: tap(() => pick('both_pass')) }, t('pilot.both_pass')));
-        }
-      }
-    }
-    panel.replaceChildren(...children);
-    panel.hidden = children.length === 0;
-    panel.dataset.step = sig;
-    // A change that came from the server (not from this thumb) must not catch
-    // a tap meant for the old buttons: "I won" may have become "Confirm".
-    if (sig !== ui.sig && !localTap && sig !== 'none' && ui.sig !== '') ui.guardUntil = Date.now() + 700;
-    ui.sig = sig;
-    localTap = false;
-    syncBar();
-  }
-
-  function render() {
-    moment.see(view);
-    renderBanner();
-    renderStatus();
-    renderClock();
-    renderPanel();
-  }
-
-  // --------------------------------------------------------------- actions
-
   function pick(what) {
-    const nx = view.next;
+    const nx = ctx.view.next;
     if (!nx) return;
-    const ctx = ctxOf(nx);
+    const dctx = duelCtx(ctx.view, nx);
     ui.picks.push(what);
-    const step = dogfightStep(ctx.myKind, ctx.theirKind, ctx.mySide, ui.picks);
-    if (!step.done) { clearSay(); render(); return; }
-    const d = describeReport(reportFromStep(step, ctx.mySide), ctx);
+    const step = dogfightStep(dctx.myKind, dctx.theirKind, dctx.mySide, ui.picks);
+    if (!step.done) { say.clear(); ctx.render(); return; }
+    const d = describeReport(reportFromStep(step, dctx.mySide), dctx);
     send({ type: 'report_dogfight', a: nx.a, b: nx.b, throws: step.throws, choice: step.choice }, t('pilot.sent', { what: d.what }), d.detail);
   }
 
-  function confirmReport(nx, d) {
+  function confirm(nx, d) {
     send({ type: 'confirm_dogfight', a: nx.a, b: nx.b }, t('pilot.sent', { what: `${t('pilot.confirm')}: ${d.what}` }), '');
   }
 
   async function send(action, text, more) {
     const key = ui.key;
     ui.sent = { text, more };
-    clearSay();
-    render();
-    const reply = await conn.send(action);
+    say.clear();
+    ctx.render();
+    const reply = await ctx.conn.send(action);
     if (reply && reply.ok === false) {
       if (ui.key === key) Object.assign(ui, { sent: null, picks: [], mode: 'report' });
-      say('refused', t('pilot.refused', { message: reply.message || reply.error || '' }));
-      render();
-      checkGone();
+      say(t('pilot.refused', { message: reply.message || reply.error || '' }), 'refused');
+      ctx.render();
+      ctx.checkGone();
       return;
     }
-    if (reply && reply.view) take(reply.view);
-    else render();
+    if (reply && reply.view) ctx.take(reply.view);
+    else ctx.render();
   }
 
-  // ------------------------------------------------------------ live data
+  function render() {
+    const { view } = ctx;
+    const nx = view.next;
+    const active = !ui.gone && view.current && view.phase !== 'over' && nx && nx.status === 'due';
+    const key = active ? `${nx.a}:${nx.b}` : null;
+    if (key !== ui.key) meetingMoved(ctx, nx, key);
+    const { sig, children } = active ? reportStep(ctx, nx, { tap, pick, confirm }) : { sig: 'none', children: [] };
+    panel.replaceChildren(...children);
+    panel.hidden = children.length === 0;
+    panel.dataset.step = sig;
+    // A change that came from the server (not from this thumb) must not catch
+    // a tap meant for the old buttons: "I won" may have become "Confirm".
+    if (sig !== ui.sig && !ui.localTap && sig !== 'none' && ui.sig !== '') ui.guardUntil = Date.now() + 700;
+    ui.sig = sig;
+    ui.localTap = false;
+    ctx.syncBar();
+  }
 
-  /** What the thumb bar's words are about: when it changes, the old words are stale. */
-  function momentOf(v) {
-    const nx = v.next;
-    return [
-      v.order.status,
-      nx ? `${nx.a}:${nx.b}:${nx.status}` : '',
-      v.bombing ? `${v.bombing.answer}:${v.bombing.result}` : '',
-      v.round ? `${v.round.round}:${v.round.phase}` : '',
-      v.phase,
-    ].join('|');
+  return { render };
+}
+
+// ------------------------------------------------------------ live data
+
+/** What the thumb bar's words are about: when it changes, the old words are stale. */
+function momentOf(v) {
+  const nx = v.next;
+  return [
+    v.order.status,
+    nx ? `${nx.a}:${nx.b}:${nx.status}` : '',
+    v.bombing ? `${v.bombing.answer}:${v.bombing.result}` : '',
+    v.round ? `${v.round.round}:${v.round.phase}` : '',
+    v.phase,
+  ].join('|');
+}
+
+function startPage() {
+  const data = JSON.parse(document.getElementById('page-data').textContent);
+  const orderId = data.view.order.id;
+  const els = {
+    headline: $('pilot-headline'), detail: $('pilot-detail'), now: $('pilot-now'),
+    panel: $('pilot-action'), result: $('pilot-result'), banner: $('pilot-banner'),
+  };
+  const bar = document.querySelector('.actionbar');
+  // The thumb bar is drawn only when it holds something.
+  const syncBar = () => { if (bar) bar.hidden = els.panel.hidden && !els.result.textContent; };
+
+  /** What every panel shares. `view` is replaced by each update. */
+  const ctx = {
+    data,
+    me: data.role,                      // "pilot:1A2"
+    orderId,
+    view: data.view,
+    els,
+    // The report being tapped, for one meeting (key "a:b"); the order gone; a tap of this thumb.
+    ui: { key: null, picks: [], mode: 'report', sent: null, guardUntil: 0, sig: '', gone: false, localTap: false, banner: drawnBannerKey($('pilot-banner-text')) },
+    // The meetings this page said were decided: one that is due again was voided by the referee.
+    decided: new Set(),
+    say: resultLine(els.result, { after: syncBar }),
+    bannerLine: resultLine($('pilot-banner-text')),
+    syncBar,
+    render,
+    take,
+    checkGone,
+  };
+  const { ui, say } = ctx;
+
+  const conn = connectPage({
+    game: data.game,
+    initialSeq: data.seq,
+    extra: { slip: data.slip },
+    storageKey: `referee.outbox.${data.game}.${orderId}`,
+  }, {
+    say,
+    // A push without a view (the order was removed or voided) sends us to ask why.
+    onView: (v, type) => { if (v && v.order) take(v); else if (type === 'view') checkGone(); },
+    refusedKey: 'pilot.refused',
+  });
+  ctx.conn = conn;
+  const clock = mountClock(ctx);
+  const report = mountReport(ctx);
+
+  function render() {
+    clock.see();
+    paintBanner(ctx);
+    paintStatus(ctx);
+    clock.render();
+    report.render();
   }
 
   function take(next) {
     if (!next || !next.order) return;
+    const { view } = ctx;
     if (Number.isFinite(view.version) && Number.isFinite(next.version) && next.version < view.version) return;
-    gone = false;
+    ui.gone = false;
     const before = momentOf(view);
-    view = next;
+    ctx.view = next;
     // The bar always says the current state: words about an earlier one go (the render may say new ones).
-    if (momentOf(view) !== before) clearSay();
+    if (momentOf(next) !== before) say.clear();
     render();
   }
 
@@ -472,21 +520,14 @@ function startPage() {
     try {
       const res = await fetch(`${data.api}/view?slip=${encodeURIComponent(data.slip)}`, { headers: { Accept: 'application/json' } });
       if (res.ok) { take(await res.json()); return; }
-      if ([404, 409, 410].includes(res.status)) { gone = true; render(); }
+      if ([404, 409, 410].includes(res.status)) { ui.gone = true; render(); }
     } catch { /* offline: the badge says so */ }
   }
 
-  // A push without a view (the order was removed or voided) sends us to ask why.
-  conn.on('view', ({ view: v }) => { if (v && v.order) take(v); else checkGone(); });
-  conn.on('events', ({ view: v }) => take(v));
-  conn.on('refused', ({ result: r }) => { say('refused', t('pilot.refused', { message: r.message || r.error || '' })); });
-  // The server could not store it yet (its disk is full, it is busy): kept here, sent again.
-  conn.on('waiting', ({ result: r }) => { if (r && r.message) say('queued', r.message); });
-  conn.on('ack', () => { if (result.dataset.kind === 'queued' && !conn.outbox.size) say('ok', t('conn.all_saved')); });
   let lastState = null;
   conn.on('status', ({ state }) => {
     if (state === 'synced' && lastState && lastState !== 'synced') checkGone();
-    if (ui.sent) renderPanel();
+    if (ui.sent) report.render();
     lastState = state;
   });
   document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') checkGone(); });

@@ -10,9 +10,9 @@
 // referee), corridors, teams (with the ledger), log (with Void) and devices.
 // The words of the log live in words.js, shared with the projector.
 
-import { Connection, bindBadge, requestJson } from '../lib/conn.js';
+import { connectPage, requestJson } from '../lib/conn.js';
 import { t } from '../lib/i18n.js';
-import { el, readJson, $ } from '../lib/dom.js';
+import { el, readJson, $, resultLine } from '../lib/dom.js';
 import { applyTeamColours, describeEvent, describeNote, tidyNotes } from './words.js';
 import * as control from './referee/control.js';
 import * as attention from './referee/attention.js';
@@ -35,97 +35,54 @@ function planeLabel(ruleset, d, orderId) {
   return `${d.team}${index * ruleset.corridor_limit + d.position}`;
 }
 
-function start() {
-  const page = readJson('page-data', {});
-  const csrf = readJson('csrf', '');
-  const resultEl = $('result');
-  // Every order this page has seen (the view lists only the current round's), so the log
-  // can name the planes of earlier rounds too.
-  const seenOrders = {};
+// What a result line says first: the outcome, then how it came about.
+const SAY_RANK = { game_over: 0, sunk: 1, hit: 2, dogfight: 3, bombing_result: 4, bombing: 5, shot_down: 6, void: 7, conflict: 7, reported: 8, round_started: 8, round_ended: 8 };
 
-  /** What every panel shares: the latest view and the ways to act on it. */
-  const ctx = {
-    game: page.game,
-    api: page.api || `/api/games/${page.game}`,
-    view: page.view || {},
-    orders: {},                // order id -> order view, this round's and every one seen before
-    pending: new Map(),        // duel or bombing key -> {throws, choice, step}: a throw entry under way
-    conn: new Connection({ game: page.game, initialSeq: Number.isFinite(page.seq) ? page.seq : -1 }),
-    say,
-    act,
-    request,
-    legal(type, match = {}) {
-      return (ctx.view.legal || []).find((a) => a.type === type && Object.entries(match).every(([k, v]) => a[k] === v)) || null;
+/** The log rows of an ack's events. */
+function rowsFor(ctx, result) {
+  const seqs = new Set(((result && result.events) || []).map((e) => e.seq));
+  return (ctx.view.log || []).filter((r) => seqs.has(r.seq));
+}
+
+/** What an accepted entry did, in words, for the result line. */
+function sayEvents(ctx, result) {
+  const rows = rowsFor(ctx, result);
+  const notes = rows.flatMap((r) => tidyNotes(r.notes || []).filter((n) => n.type !== 'landed'));
+  if (!notes.length) return rows.flatMap((r) => describeEvent(r, ctx.view, ctx.orders)).slice(0, 2).join(' · ');
+  const ranked = notes.map((n, i) => [SAY_RANK[n.type] ?? 9, i, n]).sort((x, y) => x[0] - y[0] || x[1] - y[1]).slice(0, 2);
+  ranked.sort((x, y) => x[1] - y[1]);
+  return ranked.map(([, , n]) => describeNote(n, ctx.view, ctx.orders)).join(' · ');
+}
+
+function kindOfResult(ctx, result) {
+  const notes = rowsFor(ctx, result).flatMap((r) => r.notes || []);
+  if (notes.some((n) => n.type === 'sunk')) return 'sunk';
+  if (notes.some((n) => n.type === 'hit')) return 'hit';
+  if (notes.some((n) => n.type === 'bombing' && n.answer === 'water')) return 'water';
+  if (notes.some((n) => n.type === 'bombing' && n.answer === 'fight')) return 'fight';
+  return 'ok';
+}
+
+/** The result line, repeated as a toast when it is out of sight (far down the page: devices,
+ *  end game). `said.at` is when it last spoke. */
+function refereeLine(said) {
+  return resultLine($('result'), {
+    after: (text, kind) => {
+      if (text === undefined) return;   // cleared
+      said.at = Date.now();
+      const box = $('result').getBoundingClientRect();
+      const toasts = $('toasts');
+      if (toasts && (box.bottom < 0 || box.top > window.innerHeight)) {
+        const toast = el('p', { class: 'result toast', role: 'status', dataset: { kind } }, text);
+        toasts.append(toast);
+        setTimeout(() => toast.remove(), 6000);
+      }
     },
-  };
-  const conn = ctx.conn;
-  bindBadge(conn);
+  });
+}
 
-  let saidAt = 0;
-  function say(kind, text) {
-    if (!resultEl) return;
-    saidAt = Date.now();
-    resultEl.dataset.kind = kind;
-    resultEl.textContent = text;
-    // Far down the page (devices, end game) the result line is out of sight: repeat it as a toast.
-    const box = resultEl.getBoundingClientRect();
-    const toasts = $('toasts');
-    if (toasts && (box.bottom < 0 || box.top > window.innerHeight)) {
-      const toast = el('p', { class: 'result toast', role: 'status', dataset: { kind } }, text);
-      toasts.append(toast);
-      setTimeout(() => toast.remove(), 6000);
-    }
-  }
-
-  /** Send one action; say the result; return the ack. */
-  async function act(action, { button = null } = {}) {
-    if (button) button.disabled = true;
-    if (conn.state === 'offline') say('refused', t('ref.queued'));
-    let result;
-    try {
-      result = await conn.send(action);
-    } finally {
-      if (button) button.disabled = false;
-    }
-    if (result && result.ok === false) {
-      say('refused', t('ref.refused', { message: result.message || result.error || '' }));
-    } else {
-      if (result && result.view) render(result.view);
-      say(kindOfResult(result), sayEvents(result) || t('ref.sent'));
-    }
-    return result;
-  }
-
-  function rowsFor(result) {
-    const seqs = new Set(((result && result.events) || []).map((e) => e.seq));
-    return (ctx.view.log || []).filter((r) => seqs.has(r.seq));
-  }
-
-  // What a result line says first: the outcome, then how it came about.
-  const SAY_RANK = { game_over: 0, sunk: 1, hit: 2, dogfight: 3, bombing_result: 4, bombing: 5, shot_down: 6, void: 7, conflict: 7, reported: 8, round_started: 8, round_ended: 8 };
-
-  function sayEvents(result) {
-    const rows = rowsFor(result);
-    const notes = rows.flatMap((r) => tidyNotes(r.notes || []).filter((n) => n.type !== 'landed'));
-    if (!notes.length) return rows.flatMap((r) => describeEvent(r, ctx.view, ctx.orders)).slice(0, 2).join(' · ');
-    const ranked = notes.map((n, i) => [SAY_RANK[n.type] ?? 9, i, n]).sort((x, y) => x[0] - y[0] || x[1] - y[1]).slice(0, 2);
-    ranked.sort((x, y) => x[1] - y[1]);
-    return ranked.map(([, , n]) => describeNote(n, ctx.view, ctx.orders)).join(' · ');
-  }
-
-  function kindOfResult(result) {
-    const notes = rowsFor(result).flatMap((r) => r.notes || []);
-    if (notes.some((n) => n.type === 'sunk')) return 'sunk';
-    if (notes.some((n) => n.type === 'hit')) return 'hit';
-    if (notes.some((n) => n.type === 'bombing' && n.answer === 'water')) return 'water';
-    if (notes.some((n) => n.type === 'bombing' && n.answer === 'fight')) return 'fight';
-    return 'ok';
-  }
-
-  conn.on('view', ({ view: v }) => { if (v) render(v); });
-  conn.on('events', ({ view: v }) => { if (v) render(v); else refetch(); });
-  conn.on('refused', ({ result }) => say('refused', t('ref.refused', { message: (result && result.message) || '' })));
-  // The server's writes fail (disk full, database locked): a warning stays up until they succeed.
+/** The server's writes fail (disk full, database locked): a warning stays up until they succeed. */
+function watchStore(conn, say) {
   const storeAlert = document.getElementById('store-alert');
   conn.on('store', ({ ok, since }) => {
     if (!storeAlert) return;
@@ -137,12 +94,61 @@ function start() {
     } else {
       storeAlert.hidden = true;
       storeAlert.textContent = '';
-      if (was) say('ok', t('ref.store_ok'));
+      if (was) say(t('ref.store_ok'), 'ok');
     }
   });
-  // Any entry of this page the server could not save yet: it waits, and goes again.
-  conn.on('waiting', ({ result }) => say('queued', (result && result.message) || t('ref.queued')));
-  conn.on('ack', () => { if (resultEl && resultEl.dataset.kind === 'queued' && !conn.outbox.size) say('ok', t('conn.all_saved')); });
+}
+
+function start() {
+  const page = readJson('page-data', {});
+  const csrf = readJson('csrf', '');
+  // Every order this page has seen (the view lists only the current round's), so the log
+  // can name the planes of earlier rounds too.
+  const seenOrders = {};
+  const said = { at: 0 };
+  const say = refereeLine(said);
+
+  /** What every panel shares: the latest view and the ways to act on it. */
+  const ctx = {
+    game: page.game,
+    api: page.api || `/api/games/${page.game}`,
+    view: page.view || {},
+    orders: {},                // order id -> order view, this round's and every one seen before
+    pending: new Map(),        // duel or bombing key -> {throws, choice, step}: a throw entry under way
+    conn: connectPage({ game: page.game, initialSeq: Number.isFinite(page.seq) ? page.seq : -1 }, {
+      say,
+      onView: (v, type) => { if (v) render(v); else if (type === 'events') refetch(); },
+      refusedKey: 'ref.refused',
+      queuedKey: 'ref.queued',
+    }),
+    say,
+    act,
+    request,
+    legal(type, match = {}) {
+      return (ctx.view.legal || []).find((a) => a.type === type && Object.entries(match).every(([k, v]) => a[k] === v)) || null;
+    },
+  };
+  const conn = ctx.conn;
+  watchStore(conn, say);
+
+  /** Send one action; say the result; return the ack. */
+  async function act(action, { button = null } = {}) {
+    if (button) button.disabled = true;
+    if (conn.state === 'offline') say(t('ref.queued'), 'refused');
+    let result;
+    try {
+      result = await conn.send(action);
+    } finally {
+      if (button) button.disabled = false;
+    }
+    if (result && result.ok === false) {
+      say(t('ref.refused', { message: result.message || result.error || '' }), 'refused');
+    } else {
+      if (result && result.view) render(result.view);
+      say(sayEvents(ctx, result) || t('ref.sent'), kindOfResult(ctx, result));
+    }
+    return result;
+  }
 
   function request(method, url, body) {
     return requestJson(method, url, body, { csrf, fallback: (status) => t('ref.request_failed', { status }) });
@@ -166,10 +172,7 @@ function start() {
     ctx.view = v;
     const r = v.round || {};
     const now = `${v.phase}:${r.round}:${r.phase}`;
-    if (stage !== null && now !== stage && resultEl && Date.now() - saidAt > 1500) {
-      resultEl.textContent = '';
-      delete resultEl.dataset.kind;
-    }
+    if (stage !== null && now !== stage && Date.now() - said.at > 1500) say.clear();
     stage = now;
     for (const row of v.log || []) {
       if (row.kind !== 'add_order') continue;

@@ -5,7 +5,7 @@
 // over a winner banner replaces the clock. Sound cues need one tap (browsers
 // block audio until then); the screen is kept awake where the browser allows.
 
-import { Connection, bindBadge } from '../lib/conn.js';
+import { connectPage } from '../lib/conn.js';
 import { Countdown, SoundCues, soundButton, ScreenWake, formatMs } from '../lib/timer.js';
 import { SeaGrid } from '../lib/sea.js';
 import { t } from '../lib/i18n.js';
@@ -20,8 +20,10 @@ const seas = {};
 
 // `as: 'public'` asks the server for the public view even when this browser also holds the
 // referee's cookie (the projector is often a second window on the referee's laptop).
-const conn = new Connection({ game: page.game, initialSeq: Number.isFinite(page.seq) ? page.seq : -1, extra: { as: 'public' } });
-bindBadge(conn);
+// A batch of events without its view: ask for what was missed.
+const conn = connectPage({ game: page.game, initialSeq: Number.isFinite(page.seq) ? page.seq : -1, extra: { as: 'public' } }, {
+  onView: (v, type) => { if (v || type === 'view') render(v); else conn.resync(); },
+});
 const cues = new SoundCues({ speak: true });
 const soundBtn = $('sound');
 soundButton(soundBtn, cues);
@@ -197,7 +199,5 @@ function fitLog(list) {
 }
 window.addEventListener('resize', () => renderLog());
 
-conn.on('view', ({ view: v }) => render(v));
-conn.on('events', ({ view: v }) => { if (v) render(v); else conn.resync(); });
 render(view);
 conn.start();

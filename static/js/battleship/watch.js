@@ -2,9 +2,9 @@
 // it, no ship until the game is over (the server's public view holds none).
 // The referee's copy of this page also has the forfeit buttons.
 
-import { Connection, bindBadge, postJson } from '../lib/conn.js';
+import { connectPage, postJson } from '../lib/conn.js';
 import { t } from '../lib/i18n.js';
-import { el, $ } from '../lib/dom.js';
+import { el, $, resultLine } from '../lib/dom.js';
 import { SeaGrid } from '../lib/sea.js';
 import { enemyCells, countKinds } from './board.js';
 
@@ -36,14 +36,15 @@ function start() {
     for (const b of document.querySelectorAll('[data-forfeit]')) b.disabled = view.phase === 'over';
   }
 
-  const conn = new Connection({ game: page.game, initialSeq: page.seq ?? -1, extra: { as: 'public' } });
-  bindBadge(conn);
-  conn.on('view', ({ view: v }) => { if (v && v.version >= view.version) { view = v; render(); } });
+  // The projector takes the pushes of whole views.
+  const conn = connectPage({ game: page.game, initialSeq: page.seq ?? -1, extra: { as: 'public' } }, {
+    onView: (v, type) => { if (type === 'view' && v && v.version >= view.version) { view = v; render(); } },
+  });
   conn.start();
 
   const box = $('bs-referee');
+  const say = resultLine($('result'));
   if (box) {
-    const csrf = box.dataset.csrf;
     for (const b of box.querySelectorAll('[data-forfeit]')) {
       b.addEventListener('click', async () => {
         const p = b.dataset.forfeit;
@@ -51,12 +52,12 @@ function start() {
         if (!window.confirm(t('bs.forfeit_confirm', { name: view.players[p].name }))) return;
         let refused = null;
         try {
-          await postJson(`/api/games/${page.game}/actions`, { action: { type: 'forfeit', player: p } }, { csrf });
+          await postJson(`/api/games/${page.game}/actions`, { action: { type: 'forfeit', player: p } });
         } catch (error) {
           refused = error;
         }
-        const line = $('result');
-        if (line) { line.dataset.kind = refused ? 'refused' : 'ok'; line.textContent = refused ? t('bs.refused', { message: refused.message }) : t('bs.forfeit_done'); }
+        if (refused) say(t('bs.refused', { message: refused.message }), 'refused');
+        else say(t('bs.forfeit_done'), 'ok');
       });
     }
   }

@@ -670,6 +670,34 @@ export function bindBadge(conn, el = typeof document !== 'undefined' ? document.
   return conn.on('status', show);
 }
 
+/**
+ * A page's live connection, wired the one way every page wants it: a Connection (`options` as
+ * for `new Connection`) shown in the header badge (`bindBadge`), each push's view handed to
+ * `onView(view, type)` (`type` 'view' or 'events'; `view` is null for a batch of events that
+ * brings none, and for a 'view' push that holds none), and, on a page with a result line
+ * (`say`, from lib/dom.js resultLine; a projector has none), the outbox's news said there:
+ *  - an entry refused when it finally went (also one queued on an earlier visit of the page):
+ *    `t(refusedKey, {message})`, kind 'refused';
+ *  - an entry the server could not store yet (its disk is full, it is busy; it stays queued and
+ *    goes again): the server's message, else `t(queuedKey)` if given, kind 'queued';
+ *  - once the last such entry is stored, while the line still says 'queued': `conn.all_saved`.
+ * Returns the connection, not yet started (call `conn.start()` once the page is drawn).
+ */
+export function connectPage(options, { say = null, onView = () => {}, refusedKey, queuedKey = null } = {}) {
+  const conn = new Connection(options);
+  bindBadge(conn);
+  conn.on('view', ({ view }) => onView(view || null, 'view'));
+  conn.on('events', ({ view }) => onView(view || null, 'events'));
+  if (!say) return conn;
+  conn.on('refused', ({ result }) => say(t(refusedKey, { message: (result && (result.message || result.error)) || '' }), 'refused'));
+  conn.on('waiting', ({ result }) => {
+    const text = (result && result.message) || (queuedKey ? t(queuedKey) : '');
+    if (text) say(text, 'queued');
+  });
+  conn.on('ack', () => { if (say.kind() === 'queued' && !conn.outbox.size) say(t('conn.all_saved'), 'ok'); });
+  return conn;
+}
+
 // ---------------------------------------------------------------- the JSON API over HTTP
 
 /** The page's CSRF token: from the element that carries `data-csrf` (every page with a form of actions has one). */

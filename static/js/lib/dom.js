@@ -26,3 +26,37 @@ export function readJson(id, fallback = null) {
 
 /** The element with this id (shorthand for pages that look up many). */
 export const $ = (id) => document.getElementById(id);
+
+/**
+ * The page's result line: what just happened, where the thumb is (the result_line macro's
+ * `<p class="result" role="status">`, styled by `.result[data-kind]`). Returns
+ * `say(text, kind = 'ok', detail = '')`, which sets `data-kind` and writes the text in a
+ * `<span>` and a non-empty detail in a `<span class="detail">` under it; `say.clear()` empties
+ * the line (`.result:empty` hides it), `say.kind()` reads its kind and `say.kind(k)` changes it.
+ * Options: `capitalise` (server messages and ship names start in lower case), `kindFor(kind)`
+ * (a page's own rule for the kind shown), `after(text, kind, detail)` (called after each write,
+ * and after a clear with no arguments). Without an element every call does nothing.
+ */
+export function resultLine(node, { capitalise = false, kindFor = (kind) => kind, after = () => {} } = {}) {
+  const cap = (s) => (capitalise && s ? String(s).charAt(0).toLocaleUpperCase() + String(s).slice(1) : s);
+  function say(text, kind = 'ok', detail = '') {
+    if (!node) return;
+    const shown = kindFor(kind);
+    node.dataset.kind = shown;
+    node.replaceChildren(...[el('span', { text: cap(text) }), detail ? el('span', { class: 'detail', text: detail }) : null].filter(Boolean));
+    after(text, shown, detail);
+  }
+  say.clear = () => {
+    if (!node) return;
+    node.replaceChildren();
+    delete node.dataset.kind;
+    after();
+  };
+  say.kind = (kind) => {
+    if (!node) return undefined;
+    if (kind !== undefined) node.dataset.kind = kind;
+    return node.dataset.kind;
+  };
+  say.node = node;
+  return say;
+}

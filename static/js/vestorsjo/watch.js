@@ -1,7 +1,7 @@
 // The Vestorsjø projector: the whole board large, whose turn and which round, the port counters
 // and the log of every roll, live. Public: it acts on nothing.
 
-import { Connection, bindBadge } from '../lib/conn.js';
+import { connectPage } from '../lib/conn.js';
 import { t } from '../lib/i18n.js';
 import { el, $ } from '../lib/dom.js';
 import { BoardView, SIDE_GLYPH, drawPieces, drawTags, hexXY, keepLabelsIn } from './board.js';
@@ -58,9 +58,10 @@ function start() {
       el('span', { text: words.roll(r) }))) : [el('li', { class: 'muted', text: t('vs.no_rolls') })]));
   }
 
-  const conn = new Connection({ game: page.game, initialSeq: page.seq ?? -1, extra: { as: 'public' } });
-  bindBadge(conn);
-  conn.on('view', ({ view: v }) => { if (v && v.mode === 'vestorsjo' && v.version >= view.version) { view = v; render(); } });
+  // The projector takes the pushes of whole views.
+  const conn = connectPage({ game: page.game, initialSeq: page.seq ?? -1, extra: { as: 'public' } }, {
+    onView: (v, type) => { if (type === 'view' && v && v.mode === 'vestorsjo' && v.version >= view.version) { view = v; render(); } },
+  });
   conn.start();
   render();
   boardView.whole();

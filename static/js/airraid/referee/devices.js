@@ -29,12 +29,12 @@ export function mount(ctx) {
           const box = $(`join-qr-${team}`);
           box.replaceChildren();
           box.insertAdjacentHTML('afterbegin', data.qr_svg);
-          ctx.say('ok', t('ref.reissued', { team: teamName(ctx.view, team) }));
+          ctx.say(t('ref.reissued', { team: teamName(ctx.view, team) }), 'ok');
         } else {
           window.location.reload();
         }
       } catch (err) {
-        ctx.say('refused', t('ref.refused', { message: err.message }));
+        ctx.say(t('ref.refused', { message: err.message }), 'refused');
       } finally {
         button.disabled = false;
       }
@@ -61,13 +61,13 @@ export function mount(ctx) {
       const input = el('input', { value: d.name || '', placeholder: t('ref.device_unnamed'), maxlength: 40, 'aria-label': t('ref.device_name'), disabled: d.revoked });
       const save = el('button', { type: 'button', class: 'btn btn-small', disabled: d.revoked, onclick: async () => {
         save.disabled = true;
-        try { await ctx.request('POST', `${ctx.api}/devices/${encodeURIComponent(d.id)}`, { name: input.value.trim() }); ctx.say('ok', t('ref.sent')); } catch (err) { ctx.say('refused', t('ref.refused', { message: err.message })); }
+        try { await ctx.request('POST', `${ctx.api}/devices/${encodeURIComponent(d.id)}`, { name: input.value.trim() }); ctx.say(t('ref.sent'), 'ok'); } catch (err) { ctx.say(t('ref.refused', { message: err.message }), 'refused'); }
         save.disabled = false;
       } }, t('ref.device_rename'));
       const revoke = d.revoked ? el('span', { class: 'device-revoked' }, `⊘ ${t('ref.device_revoked')}`) : el('button', { type: 'button', class: 'btn btn-small btn-danger', onclick: async () => {
         // eslint-disable-next-line no-alert
         if (!window.confirm(t('ref.device_confirm_revoke'))) return;
-        try { await ctx.request('DELETE', `${ctx.api}/devices/${encodeURIComponent(d.id)}`); ctx.say('ok', t('ref.sent')); } catch (err) { ctx.say('refused', t('ref.refused', { message: err.message })); }
+        try { await ctx.request('DELETE', `${ctx.api}/devices/${encodeURIComponent(d.id)}`); ctx.say(t('ref.sent'), 'ok'); } catch (err) { ctx.say(t('ref.refused', { message: err.message }), 'refused'); }
         loadDevices();
       } }, t('ref.device_revoke'));
       input.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') save.click(); });

@@ -23,7 +23,7 @@ export function askReason(ctx, { title, text, ok, required = true }) {
       dialog.removeEventListener('close', done);
       if (dialog.returnValue !== 'ok') { resolve(null); return; }
       const reason = input.value.trim();
-      if (required && !reason) { ctx.say('refused', t('ref.reason_needed')); resolve(null); return; }
+      if (required && !reason) { ctx.say(t('ref.reason_needed'), 'refused'); resolve(null); return; }
       resolve(reason);
     };
     dialog.returnValue = '';
