@@ -24,12 +24,19 @@ TEAMS = [
     {"name": "Sharks", "players": ["Bob", "Bea", "Ben", "Bo"]},
 ]
 WORDS = {
-    "en": {"time": "Time!", "open": "Still open: 1 dogfight", "over": "Round 1 is over.", "ask": "End round 1 now?"},
+    "en": {
+        "time": "Time!",
+        "open": "Still open: 1 dogfight",
+        "over": "Round 1 is over.",
+        "ask": "End round 1 now?",
+        "early": "The referee ended round 2.",
+    },
     "cs": {
         "time": "Čas!",
         "open": "Ještě otevřené: 1 vzdušný souboj",
         "over": "Kolo 1 skončilo.",
         "ask": "Ukončit kolo 1",
+        "early": "Rozhodčí ukončil kolo 2.",
     },
 }
 
@@ -117,6 +124,23 @@ def test_time_is_a_moment_on_every_screen(playwright_api: Any, server: Server, l
             expect(phones["B"].locator(".round-moment")).to_contain_text(words["over"])
             referee.screenshot(path=str(SHOTS / f"{lang}-referee-ended.png"))
             phones["B"].screenshot(path=str(SHOTS / f"{lang}-teamB-ended.png"))
+
+            # Round 2, ended by the referee with most of its time left: no screen says "Time!".
+            for action in (
+                {"type": "set_defender", "team": "A", "pilot": "Abe"},
+                {"type": "set_defender", "team": "B", "pilot": "Ben"},
+                {"type": "add_order", "team": "A", "pilot": "Ada", "kind": "fighter", "ship": "A", "corridor": "upper"},
+                {"type": "add_order", "team": "B", "pilot": "Bea", "kind": "fighter", "ship": "A", "corridor": "upper"},
+                {"type": "start_round"},
+            ):
+                api(referee_ctx, f"/api/games/{gid}/actions", {"action": action})
+            expect(referee.locator("body")).to_have_attribute("data-phase", "airborne")
+            expect(phones["A"].locator("#timer")).not_to_have_text("0:00")
+            api(referee_ctx, f"/api/games/{gid}/actions", {"action": {"type": "end_round"}})
+            for page in (referee, phones["A"], phones["B"]):
+                expect(page.locator(".round-moment")).to_contain_text(words["early"])
+                expect(page.locator(".round-moment")).not_to_contain_text(words["time"])
+            phones["A"].screenshot(path=str(SHOTS / f"{lang}-team-referee-ended.png"))
         finally:
             browser.close()
     assert not errors, errors

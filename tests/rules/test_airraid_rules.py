@@ -477,6 +477,21 @@ def test_a_voided_report_that_decided_nothing_leaves_the_other_pilots_report() -
     assert key not in rnd.conflicts and [r.by for r in rnd.reports[key]] == [f"pilot:{a1}"]
 
 
+def test_the_round_view_says_when_the_referee_ended_a_round_with_time_left() -> None:
+    game = corridor_game(["fighter"], ["fighter"])
+    view = airraid.view_for(game.state, REFEREE, now=game.clock)
+    assert view["round"]["ended_early"] is None
+    game.clock += 221  # 1:19 left of five minutes
+    game.ref(type="end_round")
+    for role in (REFEREE, Role("public"), Role("team", "A")):
+        assert airraid.view_for(game.state, role, now=game.clock)["round"]["ended_early"] == 1
+    # Ended at 0:00 or after (the clock's, or the referee's once the due duels are done): "Time!".
+    game = corridor_game(["fighter"], ["fighter"])
+    game.clock += 300
+    game.ref(type="end_round")
+    assert airraid.view_for(game.state, REFEREE, now=game.clock)["round"]["ended_early"] is None
+
+
 def test_voiding_a_void_restores_the_event() -> None:
     game = corridor_game(["fighter"], ["fighter"])
     game.ref(type="report_dogfight", a=game.order_id("A", "Ann"), b=game.order_id("B", "Bob"), throws=[win("A")])

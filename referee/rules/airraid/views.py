@@ -228,10 +228,21 @@ def _clock_moves(state: State, role: Role, base: bool) -> list[JSON]:
     return acts
 
 
-def _timer_view(rnd: Round | None, now: float, at_zero: str) -> JSON:
+def _last_closed(state: State) -> Round | None:
+    """Return the newest closed round, if any (the one just before the current one, or the last of a game over)."""
+    for rnd in reversed(state.rounds[-2:]):
+        if rnd.phase == "closed":
+            return rnd
+    return None
+
+
+def _timer_view(rnd: Round | None, now: float, at_zero: str, ended: Round | None = None) -> JSON:
     if rnd is None:
         return {"running": False, "left": None, "deadline": None}
     return {
+        # The round before, if the referee ended it with time still on its clock: every screen
+        # then says "the referee ended round N", not "Time!" (the clock ends a round only at 0:00).
+        "ended_early": ended.number if ended is not None and (ended.timer.remaining or 0) >= 1 else None,
         "round": rnd.number,
         "phase": rnd.phase,
         "running": rnd.timer.running,
@@ -609,7 +620,7 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
         "phase": state.phase,
         "role": role.to_str(),
         "ruleset": _kept(state, ("ruleset",), (state.ruleset,), lambda: _ruleset_view(state)),
-        "round": _timer_view(rnd, now, state.ruleset.at_zero),
+        "round": _timer_view(rnd, now, state.ruleset.at_zero, _last_closed(state)),
         "teams": _kept(
             state,
             ("teams",),

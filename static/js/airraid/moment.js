@@ -34,13 +34,15 @@ export class RoundMoment {
   /** Take a view: when the round that was in the air has closed, say so. */
   see(view) {
     const r = (view && view.round) || {};
-    const now = { round: r.round, phase: r.phase, over: view && view.phase === 'over' };
+    const now = { round: r.round, phase: r.phase, over: view && view.phase === 'over', early: r.ended_early };
     const was = this.last;
     this.last = now;
     if (!was || was.phase !== 'airborne' || !was.round) return;
     if (now.round === was.round && now.phase === 'airborne' && !now.over) return;
     // A game that ended (a fleet sunk, a surrender) is not "Time!": the winner banner says why.
     if (now.over) this.show(t('moment.over'), t('moment.game_over'));
+    // The referee ended it with time on the clock: say so, not "Time!".
+    else if (now.early === was.round) this.show(t('moment.ended'), t('moment.referee_ended', { n: was.round }));
     else this.show(t('moment.time'), t('moment.round_over', { n: was.round }));
   }
 
