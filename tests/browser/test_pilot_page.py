@@ -488,7 +488,8 @@ def test_two_pilots_report_and_confirm_a_dogfight(live_server: tuple[str, str]) 
             assert duel["by"] == f"pilot:{slips['B1']['order']}"
 
             # The referee voids the confirmation: both bars say so, no stale "decided" stays, and
-            # the fighter's page asks to confirm again.
+            # the dogfight is open again: the voided result is not offered for a one-tap Confirm,
+            # both pilots report afresh.
             events = get(f"/api/games/{api.game}/events")["events"]
             confirmed = next(e["seq"] for e in reversed(events) if e["kind"] == "confirm_dogfight")
             api.act(type="void", seq=confirmed, reason="the hands were the other way round")
@@ -496,7 +497,9 @@ def test_two_pilots_report_and_confirm_a_dogfight(live_server: tuple[str, str]) 
                 sync_api.expect(page.locator("#pilot-result")).to_have_text(
                     f"The referee voided the result of your dogfight with {other}: report it again.", timeout=10000
                 )
-            sync_api.expect(fighter.get_by_role("button", name="Confirm")).to_be_visible()
+            for page in (fighter, bomber):
+                sync_api.expect(page.get_by_role("button", name="Confirm")).to_have_count(0)
+                sync_api.expect(page.get_by_role("button", name="I lost")).to_be_visible()
             sync_api.expect(bomber.locator("#pilot-headline")).not_to_have_text("Shot down — go back to base")
             fighter.screenshot(path=str(ARTIFACTS / "pilot-A1-390-voided.png"))
             assert not errors, errors
