@@ -395,7 +395,8 @@ def games(host: str, port: int, database_url: str | None, instance_path: str | N
 
     app = _make_app(instance_path, database_url, None)
     base = referee_link(host, port, "").split("/?", 1)[0]
-    with app.test_request_context("/", base_url=base):
+    # The command line speaks English: the rows too, whatever the home language of the pages.
+    with app.test_request_context("/", base_url=base, headers={"Accept-Language": "en"}):
         rows = games_list()
     if not rows:
         click.echo("No games yet: `referee link` opens the referee's page, where a new game starts.")

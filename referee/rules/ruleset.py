@@ -290,6 +290,10 @@ class AirRaidRuleset:
     """What 0:00 does: `end` the round at once (the clock does), or `wait` for the referee to end it."""
     mode: str = "airraid"
 
+    def name_in(self, lang: str | None) -> str:
+        """Return the ruleset's name in a language, falling back to its own."""
+        return self.names.get(lang or "", self.name)
+
     def sea_size_for(self, players: int) -> SeaSize:
         """Return the recommended sea and fleet for a team of this many players."""
         for row in self.sea_sizes:

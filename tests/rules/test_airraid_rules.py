@@ -330,6 +330,28 @@ def test_ship_winning_first_throw_lets_the_bomber_leave_or_continue() -> None:
     assert (trophy.holder_team, trophy.holder) == ("B", "ship:cruiser")
 
 
+def test_a_ship_that_shoots_a_bomber_down_is_named_in_each_page_language() -> None:
+    # The state keeps the ship's English label; every view names it so that a Czech page says
+    # "křižník", not "cruiser" (the trophy line, the pilot's banner, the log's note).
+    game = bombing_game("C4")
+    ann = game.order_id("A", "Ann")
+    game.do("team:B", type="announce_bombing", order=ann)
+    game.do("team:B", type="report_bombing", order=ann, throws=[win("ship"), win("ship")], choice="continue")
+    referee = airraid.view_for(game.state, REFEREE, now=0)
+    holder = referee["trophies"][-1]["holder"]
+    assert (holder, holder.in_language("cs"), holder.in_language("sv")) == (
+        "ship:cruiser",
+        "ship:křižník",
+        "ship:kryssare",
+    )
+    pilot = airraid.view_for(game.state, Role("pilot", ann), now=0)
+    assert pilot["order"]["shot_down_by"].in_language("cs") == "ship:křižník"
+    notes = [n for row in referee["log"] for n in row["notes"] if n["type"] == "shot_down"]
+    assert [n["by"].in_language("cs") for n in notes] == ["ship:křižník"]
+    team = airraid.view_for(game.state, Role("team", "B"), now=0)
+    assert [t["holder"].in_language("cs") for t in team["trophies"]] == ["ship:křižník"]
+
+
 def test_bombing_an_already_hit_square_has_no_effect() -> None:
     game = bombing_game("C4", ("Ann", "Ada"))
     ann, ada = game.order_id("A", "Ann"), game.order_id("A", "Ada")

@@ -66,6 +66,9 @@ def test_referee_games_prints_the_same_list_with_each_dashboards_link(app: Flask
     assert result.exit_code == 0, result.output
     assert "Owls – Rays" in result.output
     assert f"http://10.1.2.3:5050/g/{game['id']}/referee" in result.output
+    # The command line's frame is English, so are its rows, whatever the pages' home language.
+    assert app.config["BABEL_DEFAULT_LOCALE"] == "cs"
+    assert "Owls – Rays  ·  Setting up: teams place their ships" in result.output
 
 
 def test_referee_games_says_when_there_is_none(app: Flask) -> None:

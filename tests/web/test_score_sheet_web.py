@@ -177,6 +177,8 @@ def test_the_sheet_page_is_rendered_in_a_thread_in_the_callers_language(
     assert threads and all(name.startswith("offload") for name in threads)
     assert '<html lang="cs">' in czech and "Eagles won" not in czech and f"/g/{game['id']}/sheet" in czech
     assert '<html lang="en">' in english and "Eagles won" in english
+    # The ruleset's name is in the page's language too (the sheet's line under the title).
+    assert "Letecký útok ·" in czech and "Air raid ·" not in czech and "Air raid ·" in english
 
 
 def test_the_projector_timeline_is_the_moments_in_big_type(game: dict[str, Any]) -> None:

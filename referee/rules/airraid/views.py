@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..errors import IllegalAction, MalformedAction, Msg, NotYourTurn
+from ..errors import IllegalAction, MalformedAction, Msg, Name, NotYourTurn
 from ..events import JSON, REFEREE, Event, Role, encode
 from ..sea import Draft, ship_labels
 from .conditions import (
@@ -61,6 +61,7 @@ from .state import (
     Order,
     Round,
     State,
+    Trophy,
     other,
 )
 
@@ -300,7 +301,7 @@ def _order_view(state: State, order: Order, full: bool = True) -> JSON:
             landed_on_name=labels.get(order.landed_on, order.landed_on) if order.landed_on else None,
             target=grid.square_name(order.target) if order.target else None,
             landed_on=order.landed_on,
-            shot_down_by=order.shot_down_by,
+            shot_down_by=holder_name(state, other(order.team), order.shot_down_by) if order.shot_down_by else None,
         )
     return data
 
@@ -360,8 +361,31 @@ PUBLIC_NOTES = {
 }
 
 
+def holder_name(state: State, holder_team: str, holder: str) -> str:
+    """Return a plane's holder for people: a ship named in every language, anyone else as kept.
+
+    The state keeps a ship holder as `ship:` and its English label (what the log was written
+    with); a view gives it as a Name, so each page reads the ship in its own language.
+    """
+    if not holder.startswith("ship:") or holder_team not in state.teams:
+        return holder
+    english = holder[len("ship:") :]
+    for label in ship_labels(state.ruleset.sea, state.teams[holder_team].ships).values():
+        if label == english:
+            return Name(holder, {code: "ship:" + name for code, name in label.names.items()})
+    return holder
+
+
+def _trophy_view(state: State, trophy: Trophy) -> JSON:
+    data: JSON = encode(trophy)
+    data["holder"] = holder_name(state, trophy.holder_team, trophy.holder)
+    return data
+
+
 def _note_view(state: State, note: JSON, role: Role) -> JSON | None:
     """Strip a narration entry to what a role may know."""
+    if note["type"] == "shot_down" and str(note.get("by", "")).startswith("ship:"):
+        note = {**note, "by": holder_name(state, str(note.get("by_team", "")), str(note["by"]))}
     kind = note["type"]
     if role.kind == "referee" or state.phase == "over":
         return note
@@ -646,7 +670,9 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
             (*parts.teams.values(), *parts.flights, parts.trophies),
             lambda: {t: ledger(state, t) for t in TEAMS},
         )
-        view["trophies"] = _kept(state, ("trophies",), (parts.trophies,), lambda: [encode(t) for t in state.trophies])
+        view["trophies"] = _kept(
+            state, ("trophies",), (parts.trophies,), lambda: [_trophy_view(state, t) for t in state.trophies]
+        )
         view["log"] = _log_view(state, role, log_limit)
         view["legal"] = legal_actions(state, role, parts)
         return view
@@ -673,7 +699,7 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
             state,
             ("trophies", team),
             (parts.trophies,),
-            lambda: [encode(t) for t in state.trophies if t.holder_team == team],
+            lambda: [_trophy_view(state, t) for t in state.trophies if t.holder_team == team],
         )
         view["log"] = _log_view(state, role, log_limit)
         view["legal"] = legal_actions(state, role, parts)

@@ -102,7 +102,7 @@ def sheet_page(game_id: str) -> Any:
             "lengths": {
                 str(r.number): minutes(r.ended_at - r.started_at) for r in sheet.rounds if r.started_at and r.ended_at
             },
-            "ruleset": state.ruleset.name,
+            "ruleset": state.ruleset.name_in(current_lang()),
             "started": clock(state.log[0].at) if state.log else "",
             "date": time.strftime("%Y-%m-%d", time.localtime(state.log[0].at)) if state.log else "",
         }
