@@ -44,6 +44,8 @@ credentials: dict[str, tuple[int, TokenInfo]] = {}
 acted: set[str] = set()
 # (database, token id) -> when this process last marked it as seen (`touch_token`).
 touched: dict[tuple[int, int], float] = {}
+# game id -> the sockets watching it as the public (projectors) that say their sound at 0:00 is on.
+sound_on: dict[str, set[str]] = {}
 # Phones revoked on this process: their sockets may not act even before the disconnect lands.
 revoked_here: set[str] = set()
 # How many sockets were noted (a token or phone settled at resync) since the process began.
@@ -124,7 +126,7 @@ def settle(
         old = listening.get(sid)
         listening[sid] = (game_id, role, lang)
         if old != (game_id, role, lang):
-            leave(old)
+            leave(old, sid)
             rooms = rooms_here.setdefault(game_id, {})
             rooms[(role, lang)] = rooms.get((role, lang), 0) + 1
         acting[sid] = acts
@@ -159,7 +161,7 @@ def settled_actor(sid: str, game_id: str, slip: str | None) -> tuple[Role, str |
 def forget(sid: str) -> None:
     """Forget all this process noted of a socket: its room, rate bucket, phone, role and token."""
     with registry_lock:
-        leave(listening.pop(sid, None))
+        leave(listening.pop(sid, None), sid)
         buckets.pop(sid, None)
         devices.pop(sid, None)
         acting.pop(sid, None)
@@ -167,11 +169,46 @@ def forget(sid: str) -> None:
         acted.discard(sid)
 
 
-def leave(settled: tuple[str, Role, str] | None) -> None:
+def note_sound(sid: str, on: bool) -> str | None:
+    """Note whether a projector's sound is on; return its game (None: the socket watches no game as the public)."""
+    with registry_lock:
+        settled = listening.get(sid)
+        if settled is None or settled[1] != PUBLIC:
+            return None
+        game_id = settled[0]
+        if on:
+            sound_on.setdefault(game_id, set()).add(sid)
+        else:
+            _sound_off(game_id, sid)
+        return game_id
+
+
+def _sound_off(game_id: str, sid: str) -> None:
+    on = sound_on.get(game_id)
+    if on is not None:
+        on.discard(sid)
+        if not on:
+            sound_on.pop(game_id, None)
+
+
+def screens_of(game_id: str) -> dict[str, int]:
+    """The `screens` a game's referee is told: its projectors here, and how many have their sound on.
+
+    A projector that has not said (an older page) counts as one whose sound is off.
+    """
+    with registry_lock:
+        rooms = rooms_here.get(game_id, {})
+        projectors = sum(n for (role, _lang), n in rooms.items() if role == PUBLIC)
+        return {"projectors": projectors, "sound_on": len(sound_on.get(game_id, ()))}
+
+
+def leave(settled: tuple[str, Role, str] | None, sid: str | None = None) -> None:
     """Count a socket out of the room it listened in (under registry_lock)."""
     if settled is None:
         return
     game_id, role, lang = settled
+    if sid is not None and role == PUBLIC:
+        _sound_off(game_id, sid)
     rooms = rooms_here.get(game_id, {})
     left = rooms.get((role, lang), 0) - 1
     if left > 0:

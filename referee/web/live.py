@@ -8,6 +8,9 @@ Who sends what:
 - after every change the server pushes to each room (a role in a language) what changed in its
   view since the last push: `changes {from, seq, changes}` (`push/changes.py`), or the whole
   `view {seq, view}` when it knows no view that room holds, or the change would be no smaller;
+- a projector sends `sound {game, on}` whenever its sound at 0:00 is turned on or off, and after
+  each resync; the game's referees get `screens {projectors, sound_on}` then, and when a
+  projector goes away (a referee's resync answer carries `screens` too);
 - when the server's writes begin to fail (a full disk) and when they succeed again, every
   referee's socket gets `store {ok, since}` (and a referee's resync answer carries `store` while
   they fail); an entry that could not be stored is answered `busy` with `retry_after` seconds.
@@ -27,17 +30,20 @@ from referee.push.clock import start_round_clock
 from referee.push.sockets import (
     allowed,
     forget,
+    listening,
     malformed,
+    note_sound,
     rate_limited,
     refused_too_fast,
     registry_lock,
     room_of,
+    screens_of,
     settle,
     settled_actor,
 )
 from referee.push.views import REFEREES, SocketPublisher, joined_view, push_mark, tell_referees, write_health
 from referee.rules.errors import MalformedAction, RulesError
-from referee.rules.events import PUBLIC, Role
+from referee.rules.events import PUBLIC, REFEREE, Role
 from referee.store import GameNotFound, StoreBusy
 from referee.web.access import credential, current_device_id
 from referee.web.api import acting
@@ -118,8 +124,10 @@ def on_resync(data: Any = None) -> dict[str, Any]:
         if current_app.config.get("REDIS_URL") or push_mark(game_id) != mark:
             state = acting.load_any_state(game_id)
         answer = {"ok": True, "seq": state.version, "view": joined_view(game_id, state, role, lang)}
-        if role.kind == "referee" and store_of(current_app).health.failing_since is not None:
-            answer["store"] = write_health(store_of(current_app).health)
+        if role.kind == "referee":
+            answer["screens"] = screens_of(game_id)
+            if store_of(current_app).health.failing_since is not None:
+                answer["store"] = write_health(store_of(current_app).health)
         held = data.get("seq")
         if type(held) is int and held > state.version:
             # The page holds a version the log no longer has (the database was put back from a
@@ -199,6 +207,28 @@ def _actor(sid: str, game_id: str, slip: str | None) -> tuple[Role, str | None]:
     return role, device
 
 
+@socketio.on("sound")  # type: ignore[untyped-decorator]
+def on_sound(data: Any = None) -> dict[str, Any]:
+    """From a projector: whether its sound at 0:00 is on; to the game's referees: `screens`."""
+    sid: str = request.sid  # type: ignore[attr-defined]
+    too_fast = rate_limited(sid)
+    if too_fast:
+        return too_fast
+    if not isinstance(data, dict) or type(data.get("on")) is not bool:
+        return malformed(_("Send whether the sound is on: on, true or false."))
+    game_id = note_sound(sid, data["on"])
+    if game_id is None:
+        return malformed(_("Only a projector that watches a game says whether its sound is on."))
+    _tell_screens(game_id)
+    return {"ok": True}
+
+
+def _tell_screens(game_id: str) -> None:
+    """To a game's referees, in every language's room: its projectors and whether their sound is on."""
+    rooms = [room_of(game_id, REFEREE, lang) for lang in current_app.config["LANGUAGES"]]
+    socketio.emit("screens", screens_of(game_id), to=rooms)
+
+
 @socketio.on(MALFORMED_EVENT)  # type: ignore[untyped-decorator]
 def on_malformed(problem: Any = None) -> dict[str, Any]:
     """A packet realtime.TextPacket could not take as an event: answer it, log one line."""
@@ -220,8 +250,13 @@ def on_unknown_event(event: Any, *_args: Any) -> dict[str, Any]:
 
 @socketio.on("disconnect")  # type: ignore[untyped-decorator]
 def on_disconnect(*_args: Any) -> None:
-    """Forget a socket that went away."""
-    forget(request.sid)  # type: ignore[attr-defined]
+    """Forget a socket that went away; a projector's referees hear that it went."""
+    sid: str = request.sid  # type: ignore[attr-defined]
+    with registry_lock:
+        settled = listening.get(sid)
+    forget(sid)
+    if settled is not None and settled[1] == PUBLIC:
+        _tell_screens(settled[0])
 
 
 def init_app(app: Flask) -> None:

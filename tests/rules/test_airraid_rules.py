@@ -699,6 +699,45 @@ def test_timer_pause_resume_and_adjust() -> None:
         game.ref(type="adjust_timer", seconds=-1000)
 
 
+def test_the_referee_sets_the_length_of_the_rounds_to_come() -> None:
+    game = started_game()
+    assert game.state.round.timer.seconds == 300
+    game.ref(type="set_round_length", seconds=240)
+    # The round being planned takes it: its clock starts at 4:00, on every screen.
+    view = airraid.view_for(game.state, Role("public"), now=game.clock)
+    assert (view["round"]["seconds"], view["round"]["next_seconds"]) == (240, 240)
+    plan(game, [])
+    game.ref(type="start_round")
+    deadline = game.state.round.timer.deadline
+    assert deadline == game.clock + 240
+    # A round in the air keeps its clock; the next ones take the new length.
+    game.ref(type="set_round_length", seconds=180)
+    assert (game.state.round.timer.deadline, game.state.round.timer.seconds) == (deadline, 240)
+    notes = [n for row in airraid.view_for(game.state, Role("public"), now=game.clock)["log"] for n in row["notes"]]
+    assert [(n["seconds"], n["round"]) for n in notes if n["type"] == "round_length"] == [(240, 1), (180, 2)]
+    game.ref(type="end_round")
+    assert (game.state.round.number, game.state.round.timer.seconds) == (2, 180)
+    with pytest.raises(NotYourTurn):
+        game.do("team:A", type="set_round_length", seconds=60)
+    with pytest.raises(MalformedAction, match="between 10 and 3600"):
+        game.ref(type="set_round_length", seconds=5)
+    assert game.state.round_seconds == 180
+    assert {"type": "set_round_length"} in airraid.legal_actions(game.state, REFEREE)
+    assert all(a["type"] != "set_round_length" for a in airraid.legal_actions(game.state, Role("team", "A")))
+
+
+def test_the_round_length_set_before_the_start_is_the_first_rounds() -> None:
+    game = Game(*new_game())
+    game.ref(type="set_round_length", seconds=120)
+    game.do("team:A", type="lock_sea", team="A", ships=ships_json())
+    game.do("team:B", type="lock_sea", team="B", ships=ships_json())
+    game.ref(type="start_game")
+    assert game.state.round.timer.seconds == 120
+    game.ref(type="end_game")
+    with pytest.raises(GameOver):
+        game.ref(type="set_round_length", seconds=60)
+
+
 # --- Event sourcing -------------------------------------------------------------------------
 
 

@@ -132,6 +132,8 @@ def fill(state: airraid.State, entry: JSON, rng: random.Random) -> Action | None
         action.update(bombing_fields(rng))
     elif kind == "adjust_timer":
         action["seconds"] = rng.choice([0, 30])
+    elif kind == "set_round_length":
+        action["seconds"] = rng.choice([60, 300])
     elif kind == "forfeit":
         action.update(team=rng.choice(airraid.TEAMS), reason="went home")
     elif kind == "void":
@@ -171,6 +173,7 @@ def candidates(state: airraid.State, rng: random.Random) -> list[Candidate]:
     for kind in ("start_game", "start_round", "pause_timer", "resume_timer", "end_round", "end_game"):
         add({"type": kind})
     add({"type": "adjust_timer", "seconds": rng.choice([0, 30, -30])})
+    add({"type": "set_round_length", "seconds": rng.choice([60, 300, 5])})
     if state.version >= 2 and rng.random() < VOID_RATE:
         add({"type": "void", "seq": rng.randint(2, state.version), "reason": "test"})
     for t in airraid.TEAMS:

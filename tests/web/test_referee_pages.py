@@ -179,7 +179,7 @@ def test_new_game_post_creates_and_redirects_to_the_dashboard(referee: FlaskClie
     assert page.status_code == 200
     view = json_block(page.get_data(as_text=True), "page-data")["view"]
     assert view["teams"]["B"]["colour"].upper() == "#D55E00"
-    assert view["round"] == {"running": False, "left": None, "deadline": None}
+    assert view["round"] == {"running": False, "left": None, "deadline": None, "next_seconds": 240}
     assert view["rosters"]["B"] == PLAYERS_B
 
 

@@ -346,6 +346,8 @@ EVENTS: dict[str, dict[str, str]] = {
     "resync": {**dict.fromkeys(ROLES, "ok"), "tampered": "forbidden"},
     "action": {r: "ok" if r in ("referee", "pilot_a") else "forbidden|not_your_turn" for r in ROLES},
     "disconnect": dict.fromkeys(ROLES, "ok"),
+    # Only a socket that watches as the public (a projector) says whether its sound is on.
+    "sound": {r: "ok" if VIEW_ROLE.get(r) == "public" else "malformed" for r in ROLES},
     # The catch-all of unknown event names, and the event junk packets become (realtime.TextPacket).
     "*": dict.fromkeys(ROLES, "malformed"),
     "malformed_packet": dict.fromkeys(ROLES, "malformed"),
@@ -487,6 +489,8 @@ def payload(ctx: Ctx, event: str, role: str) -> Any:
         data["seq"] = 0
     if event == "action":
         data.update(action=REPORT, client_id=f"sock-{role}")
+    if event == "sound":
+        data["on"] = True
     if slip:
         data["slip"] = slip
     return data
@@ -560,7 +564,7 @@ def test_event_as_every_role(ctx: Ctx, event: str, monkeypatch: pytest.MonkeyPat
 def test_matrix_size() -> None:
     """The matrix this file drives (kept here so a shrinking table is visible)."""
     assert len(ROLES) == 8
-    assert len(ROUTES) * len(ROLES) >= 200 and len(EVENTS) * len(ROLES) == 48
+    assert len(ROUTES) * len(ROLES) >= 200 and len(EVENTS) * len(ROLES) == 56
 
 
 # --- Refusals that name an order: one answer for every order the caller is not shown ---------------

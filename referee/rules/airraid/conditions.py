@@ -528,6 +528,15 @@ def report_bombing_problem(state: State, order: Order) -> RulesError | None:
     return None
 
 
+def round_length_problem(state: State, role: Role) -> RulesError | None:
+    """Refuse a new length for the rounds to come but from the referee, or once the game is over.
+
+    The rounds not yet in the air take it (the one being planned too); a round in the air keeps
+    its clock, which `adjust_timer` changes.
+    """
+    return role_problem(role, "referee") or over_problem(state)
+
+
 def pause_problem(state: State, role: Role) -> RulesError | None:
     """Refuse pausing the round's clock unless it runs."""
     refusal = role_problem(role, "referee") or airborne_problem(state)

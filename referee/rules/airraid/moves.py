@@ -51,6 +51,7 @@ from .conditions import (
     reported_problem,
     resume_problem,
     role_problem,
+    round_length_problem,
     set_defender_problem,
     set_players_problem,
     start_game_problem,
@@ -677,6 +678,23 @@ def _adjust(state: State, event: Event, role: Role) -> None:
     )
 
 
+@handler("set_round_length")
+def _set_round_length(state: State, event: Event, role: Role) -> None:
+    f = Fields(event.data, ("seconds",), kind=event.kind)
+    seconds = f.integer("seconds", low=10, high=3600)
+    assert seconds is not None
+    refuse(round_length_problem(state, role))
+    state.round_seconds = seconds
+    rnd = state.round
+    first = 1
+    if rnd is not None:
+        # The round being planned takes the new length; one in the air keeps its clock.
+        first = rnd.number if rnd.phase == "planning" else rnd.number + 1
+        if rnd.phase == "planning":
+            rnd.timer.seconds = seconds
+    _note(state, event.seq, type="round_length", seconds=seconds, round=first)
+
+
 @handler("end_round")
 def _end_round(state: State, event: Event, role: Role) -> None:
     Fields(event.data, (), kind=event.kind)
@@ -788,7 +806,7 @@ def _clock_clone(state: State) -> State:
 
 
 # The handlers that change nothing but the current round's timer and the notes.
-CLOCK_KINDS = ("pause_timer", "resume_timer", "adjust_timer")
+CLOCK_KINDS = ("pause_timer", "resume_timer", "adjust_timer", "set_round_length")
 
 T = TypeVar("T")
 

@@ -131,6 +131,12 @@ ACTION_SCHEMAS: dict[str, dict[str, Any]] = {
         ["seconds"],
         "Add or take away time (referee).",
     ),
+    "set_round_length": action(
+        "set_round_length",
+        {"seconds": {"type": "integer", "minimum": 10, "maximum": 3600}},
+        ["seconds"],
+        "Set the length of the rounds to come, the one being planned too (referee).",
+    ),
     "end_round": action("end_round", {}, [], "End the round (referee)."),
     "surrender": action("surrender", {"team": TEAM}, ["team"], "Surrender."),
     "forfeit": action(

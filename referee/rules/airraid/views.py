@@ -33,6 +33,7 @@ from .conditions import (
     reported_problem,
     resume_problem,
     role_problem,
+    round_length_problem,
     set_defender_problem,
     set_players_problem,
     setup_problem,
@@ -151,6 +152,8 @@ def _moves_after_clock(state: State, role: Role, base: bool, newest: bool) -> li
         if forfeit_problem(state, role) is None:
             acts.append({"type": "forfeit"})
         acts.extend({"type": "set_players", "team": t} for t in TEAMS if set_players_problem(state, role, t) is None)
+    if round_length_problem(state, role) is None:
+        acts.append({"type": "set_round_length"})
     if newest and role_problem(role, "referee") is None:
         acts.append({"type": "void"})
     return acts
@@ -237,9 +240,9 @@ def _last_closed(state: State) -> Round | None:
     return None
 
 
-def _timer_view(rnd: Round | None, now: float, at_zero: str, ended: Round | None = None) -> JSON:
+def _timer_view(rnd: Round | None, now: float, at_zero: str, ended: Round | None, next_seconds: int) -> JSON:
     if rnd is None:
-        return {"running": False, "left": None, "deadline": None}
+        return {"running": False, "left": None, "deadline": None, "next_seconds": next_seconds}
     return {
         # The round before, if the referee ended it with time still on its clock: every screen
         # then says "the referee ended round N", not "Time!" (the clock ends a round only at 0:00).
@@ -250,6 +253,8 @@ def _timer_view(rnd: Round | None, now: float, at_zero: str, ended: Round | None
         "deadline": rnd.timer.deadline,
         "left": rnd.timer.left(now),
         "seconds": rnd.timer.seconds,
+        # The length of the rounds still to take off (`set_round_length`).
+        "next_seconds": next_seconds,
         "at_zero": at_zero,
     }
 
@@ -356,6 +361,7 @@ PUBLIC_NOTES = {
     "sunk",
     "game_over",
     "timer",
+    "round_length",
     "voided",
     "void",
 }
@@ -644,7 +650,7 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
         "phase": state.phase,
         "role": role.to_str(),
         "ruleset": _kept(state, ("ruleset",), (state.ruleset,), lambda: _ruleset_view(state)),
-        "round": _timer_view(rnd, now, state.ruleset.at_zero, _last_closed(state)),
+        "round": _timer_view(rnd, now, state.ruleset.at_zero, _last_closed(state), state.round_seconds),
         "teams": _kept(
             state,
             ("teams",),

@@ -26,7 +26,10 @@ const conn = connectPage({ game: page.game, initialSeq: Number.isFinite(page.seq
 });
 const cues = new SoundCues({ speak: true });
 const soundBtn = $('sound');
-soundButton(soundBtn, cues);
+// The referee's dashboard shows whether this projector will sound 0:00: it is told every change,
+// and again after every resync (a restarted server knows nothing of it).
+soundButton(soundBtn, cues, { onChange: (on) => conn.tell('sound', { on }) });
+conn.on('resynced', () => conn.tell('sound', { on: cues.enabled }));
 const wake = new ScreenWake();
 wake.enable();
 // Wake Lock may need a user gesture on some browsers: try again on the first tap.
@@ -69,7 +72,7 @@ function publicCells(info) {
 // server's public view (airraid._note_view), applied again here in case this page is handed
 // a richer view (a referee's browser showing the projector).
 const PUBLIC_NOTES = new Set(['game_created', 'game_started', 'sea_locked', 'round_started', 'round_ended', 'dogfight',
-  'shot_down', 'through', 'bombing', 'bombing_result', 'hit', 'sunk', 'game_over', 'timer', 'voided', 'void']);
+  'shot_down', 'through', 'bombing', 'bombing_result', 'hit', 'sunk', 'game_over', 'timer', 'round_length', 'voided', 'void']);
 const SECRET_FIELDS = ['a', 'b', 'order', 'corridor', 'by'];
 
 export function publicNote(note, over) {
@@ -114,7 +117,10 @@ function render(v) {
     else countdown.set({ paused: true, remaining: (r.left || 0) * 1000 }, { announce: false });
   } else {
     countdown.set(null, { announce: false });
-    if (v.phase === 'playing' && r.seconds) timerEl.textContent = formatMs(r.seconds * 1000);
+    if (v.phase === 'playing' && r.seconds) {
+      timerEl.textContent = formatMs(r.seconds * 1000);
+      timerEl.dataset.chars = String(timerEl.textContent.length);
+    }
     label('idle');
   }
 
@@ -168,7 +174,7 @@ function renderTeam(team) {
 
 // What the room wants to hear about; bookkeeping (orders, landings) stays off the wall.
 const PROJECTOR_NOTES = new Set(['game_created', 'sea_locked', 'game_started', 'round_started', 'round_ended', 'through',
-  'dogfight', 'shot_down', 'bombing', 'bombing_result', 'hit', 'sunk', 'game_over', 'timer', 'void', 'voided']);
+  'dogfight', 'shot_down', 'bombing', 'bombing_result', 'hit', 'sunk', 'game_over', 'timer', 'round_length', 'void', 'voided']);
 
 function renderLog() {
   const list = $('w-log');

@@ -163,6 +163,7 @@ export function describeNote(note, view, orders = {}) {
       if (note.running === false) return t('note.timer_paused', { left: formatMs((note.remaining || 0) * 1000) });
       if (note.remaining !== null && note.remaining !== undefined) return t('note.timer_set', { left: formatMs(note.remaining * 1000) });
       return t('note.timer_running');
+    case 'round_length': return t('note.round_length', { length: formatMs((note.seconds || 0) * 1000), round: note.round });
     case 'voided': return t('note.voided');
     case 'void': return t('note.void', { target: note.target, reason: note.reason || '' });
     default: return t('note.other', { kind: String(note.type || '').replace(/_/g, ' ') });
@@ -210,6 +211,7 @@ export function describeEvent(row, view, orders = {}) {
     case 'pause_timer': return [t('note.pause_timer')];
     case 'resume_timer': return [t('note.timer_running')];
     case 'adjust_timer': return [t('note.kind.adjust_timer', { seconds: d.seconds > 0 ? `+${d.seconds}` : String(d.seconds) })];
+    case 'set_round_length': return [t('note.kind.set_round_length', { length: formatMs((d.seconds || 0) * 1000) })];
     case 'surrender': return [t('note.kind.surrender', { team: teamName(view, d.team) })];
     case 'forfeit': return [t('note.kind.forfeit', { team: teamName(view, d.team) })];
     case 'end_game': return [t('note.kind.end_game')];

@@ -319,6 +319,7 @@ export class Connection extends EventTarget {
     socket.on('changes', (msg) => this._onChanges(msg));
     socket.on('events', (msg) => this._onEvents(msg));
     socket.on('store', (msg) => this._onStore(msg));
+    socket.on('screens', (msg) => this._emit('screens', msg || {}));
 
     if (typeof document !== 'undefined') document.addEventListener('visibilitychange', this._onVisible);
     if (typeof window !== 'undefined') {
@@ -375,6 +376,12 @@ export class Connection extends EventTarget {
     return done;
   }
 
+  /** Tell the server how this screen is (not a game entry: nothing is queued or sent again).
+   *  Resolves with the answer, or null when offline or unanswered; a resync may tell it again. */
+  tell(event, payload = {}) {
+    return this._emitAck(event, { game: this.game, ...this.extra, ...payload }, this.ackTimeoutMs).catch(() => null);
+  }
+
   /** Ask the server for what happened since lastSeq (or a fresh view). */
   resync() {
     if (!this.socket || !this.socket.connected) return;
@@ -394,6 +401,7 @@ export class Connection extends EventTarget {
         // The server may answer in the ack or by pushing view/events.
         if (reply && Array.isArray(reply.events)) this._onEvents(reply);
         else if (reply && 'view' in reply) this._onView(reply);
+        if (reply && reply.ok !== false) this._emit('resynced', reply);
       })
       .catch(() => { /* no ack: the push (or the next reconnect) brings it */ })
       .finally(() => { this._resyncing = false; this._updateStatus(); });

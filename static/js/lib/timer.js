@@ -79,16 +79,20 @@ export class SoundCues {
     return this.on && this.ctx !== null && this.ctx.state === 'running';
   }
 
-  /** Call inside a user gesture. Resolves true when sound can play. */
-  async enable() {
+  /** Call inside a user gesture. Resolves true when sound can play.
+   *  Outside one (`waitMs`): a browser that blocks sound keeps the context suspended, and its
+   *  resume never settles; after waitMs the answer is false. `quiet`: no confirmation beep. */
+  async enable({ quiet = false, waitMs = 0 } = {}) {
     const Ctx = globalThis.AudioContext || globalThis.webkitAudioContext;
     if (!Ctx) return false;
     if (!this.ctx) this.ctx = new Ctx();
-    try { await this.ctx.resume(); } catch { /* still blocked */ }
+    const resumed = this.ctx.resume().catch(() => { /* still blocked */ });
+    if (waitMs > 0) await Promise.race([resumed, new Promise((resolve) => { setTimeout(resolve, waitMs); })]);
+    else await resumed;
     this.on = this.ctx.state === 'running';
     // A short confirmation beep: proves it works, and on iOS a sound started
     // inside the gesture is what really unlocks audio.
-    if (this.on) this.beep(880, 90);
+    if (this.on && !quiet) this.beep(880, 90);
     return this.on;
   }
 
@@ -165,32 +169,40 @@ export class SoundCues {
 /**
  * Wire a button as the "tap to enable sound" switch: aria-pressed shows the
  * state (the CSS adds a speaker symbol), the text comes from i18n.
- * Remembers the choice: after a reload, the first tap anywhere re-enables
- * sound (the browser still needs that one gesture).
+ * Remembers the choice on this device: after a reload or on the next page the
+ * sound comes back on by itself where the browser allows it, else at the first
+ * tap anywhere (the button says so meanwhile). `onChange(on)` hears every change.
  */
-export function soundButton(button, cues, { storageKey = 'referee.sound' } = {}) {
+export function soundButton(button, cues, { storageKey = 'referee.sound', onChange = () => {} } = {}) {
   if (!button) return;
   const remember = (on) => { try { localStorage.setItem(storageKey, on ? 'on' : 'off'); } catch { /* ignore */ } };
+  let wanted = false;
+  try { wanted = localStorage.getItem(storageKey) === 'on'; } catch { /* ignore */ }
   const show = () => {
     const on = cues.enabled;
     button.setAttribute('aria-pressed', on ? 'true' : 'false');
-    button.textContent = on ? t('timer.sound_on') : t('timer.sound_off');
+    button.textContent = on ? t('timer.sound_on') : t(wanted ? 'timer.sound_again' : 'timer.sound_off');
+    onChange(on);
   };
   if (!cues.supported) { button.hidden = true; return; }
   button.addEventListener('click', async () => {
-    if (cues.enabled) { cues.disable(); remember(false); } else { await cues.enable(); remember(cues.enabled); }
+    if (cues.enabled) { cues.disable(); wanted = false; remember(false); } else { await cues.enable(); wanted = cues.enabled; remember(cues.enabled); }
     show();
   });
-  let wanted = false;
-  try { wanted = localStorage.getItem(storageKey) === 'on'; } catch { /* ignore */ }
   if (wanted) {
     const firstTap = async (ev) => {
       if (ev.target === button || button.contains(ev.target)) return; // the button handles itself
       document.removeEventListener('pointerdown', firstTap, true);
-      await cues.enable();
+      if (!cues.enabled) await cues.enable();
       show();
     };
     document.addEventListener('pointerdown', firstTap, true);
+    // A browser that lets this site play sound without a tap (one the referee has used often, or
+    // a kiosk started with autoplay allowed) turns it on at once; another waits for the first tap.
+    cues.enable({ quiet: true, waitMs: 400 }).then((on) => {
+      if (on) document.removeEventListener('pointerdown', firstTap, true);
+      show();
+    });
   }
   show();
 }
@@ -388,6 +400,7 @@ export class Countdown {
     if (this.el) {
       this.el.textContent = text;
       this.el.dataset.state = state;
+      this.el.dataset.chars = String(text.length); // a projector sizes "12:00" smaller than "4:59"
     }
     if (this.labelEl) {
       const words = {

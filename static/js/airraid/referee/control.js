@@ -18,6 +18,19 @@ export function mount(ctx) {
   const cues = new SoundCues({ speak: true });
   const moment = new RoundMoment();
   soundButton($('sound'), cues);
+  // Whether the projector will sound 0:00 (it tells the server; the server tells the referees).
+  const showScreens = (screens) => {
+    const box = $('projector-sound');
+    const n = (screens && screens.projectors) || 0;
+    const on = (screens && screens.sound_on) || 0;
+    box.hidden = n === 0;
+    if (!n) return;
+    if (n > 1) box.textContent = t('ref.projectors_sound', { on, n });
+    else box.textContent = t(on ? 'ref.projector_sound_on' : 'ref.projector_sound_off');
+    box.dataset.sound = on === n ? 'on' : 'off';
+  };
+  ctx.conn.on('screens', showScreens);
+  ctx.conn.on('resynced', (reply) => showScreens(reply.screens));
   const countdown = new Countdown(timerEl, {
     now: () => ctx.conn.serverNow(),
     cues,
@@ -109,6 +122,8 @@ export function mount(ctx) {
     $('t-plus').disabled = !ctx.legal('adjust_timer');
     $('t-end').disabled = !ctx.legal('end_round');
 
+    showRoundLength(r);
+
     const slips = $('slips-link');
     if (ctx.view.phase === 'playing' && r.phase === 'planning' && r.round) {
       slips.hidden = false;
@@ -123,6 +138,28 @@ export function mount(ctx) {
     $('end-game').disabled = !ctx.legal('end_game');
     for (const b of document.querySelectorAll('[data-forfeit]')) b.disabled = !ctx.legal('forfeit');
   }
+
+  // --- the length of the rounds to come: between rounds, or for the next ones while one flies
+  const lengthSelect = $('round-length');
+  function showRoundLength(r) {
+    const field = $('round-length-field');
+    field.hidden = !ctx.legal('set_round_length') || ctx.view.phase === 'over';
+    const seconds = Number(r.next_seconds) || 0;
+    if (!seconds || document.activeElement === lengthSelect) return;
+    if (![...lengthSelect.options].some((o) => Number(o.value) === seconds)) {
+      // A length the new-game form allowed but this list lacks (a ruleset's own): listed too.
+      const option = document.createElement('option');
+      option.value = String(seconds);
+      option.textContent = formatMs(seconds * 1000);
+      lengthSelect.append(option);
+    }
+    lengthSelect.value = String(seconds);
+  }
+  lengthSelect.addEventListener('change', async () => {
+    await ctx.act({ type: 'set_round_length', seconds: Number(lengthSelect.value) }, { button: lengthSelect });
+    lengthSelect.blur();
+    showRoundLength(ctx.view.round || {});
+  });
 
   // --- end game and forfeit
   $('end-game').addEventListener('click', async (ev) => {

@@ -3,7 +3,7 @@
 
 import { t, pageLang } from '../../lib/i18n.js';
 import { el, $ } from '../../lib/dom.js';
-import { Countdown, ScreenWake } from '../../lib/timer.js';
+import { Countdown, ScreenWake, formatMs } from '../../lib/timer.js';
 import { timerState } from './helpers.js';
 import { fleetList } from './sea-tab.js';
 import * as bombing from './bombing.js';
@@ -96,6 +96,7 @@ export function mount(ctx) {
       case 'lost': return t('team.ev.lost', { order: pilotOf(n.order) });
       case 'game_over': return n.winner ? t('team.ev.game_over', { team: teamName(n.winner) }) : t('team.ev.game_draw');
       case 'timer': return n.running ? t('team.ev.timer_running') : t('team.ev.timer_paused');
+      case 'round_length': return t('team.ev.round_length', { length: formatMs((n.seconds || 0) * 1000), round: n.round });
       case 'voided': case 'void': return t('team.ev.voided');
       default: return null;
     }
