@@ -151,6 +151,12 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
+        log = os.environ.get("FANOUT_SERVER_LOG")
+        if log:
+            # What the server said (with GEVENT_MONITOR_THREAD_ENABLE=1, every greenlet that held
+            # the event loop over GEVENT_MAX_BLOCKING_TIME seconds, with its stack).
+            with open(f"{log}.{self.port}", "w", encoding="utf-8") as f:
+                f.writelines(self.output)
 
 
 def _children(pid: int) -> list[int]:
