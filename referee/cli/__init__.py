@@ -12,7 +12,7 @@ from typing import ClassVar, NoReturn
 import click
 from flask import Flask
 
-from referee.cli.links import print_link, referee_link
+from referee.cli.links import print_addresses, print_link, referee_link
 from referee.cli.servers import gunicorn_available, listen, run_gevent, run_gunicorn, run_werkzeug
 
 # `referee serve --server gevent` re-executes itself through referee/cli/serve_gevent.py, which
@@ -312,7 +312,9 @@ def serve(
     listener = listen(host, port)
     # A mistyped --instance-path is a new, empty instance: say so, where the referee looks.
     click.echo(f"  Instance folder: {app.instance_path}" + ("  (new: no games yet)" if new else ""))
-    print_link(_issue_link(app, host, port))
+    shown = _issue_link(app, host, port)
+    print_link(shown)
+    print_addresses(host, port, shown)
     if limits is not None:
         run_gevent(app, listener, limits, access_log=access_log)
     elif server == "gunicorn":

@@ -2,47 +2,11 @@
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 import sys
 
 import click
 
-# Candidate private addresses for the routing-table trick in lan_ipv4(): one per private range,
-# so whichever range the club's Wi-Fi uses has a route even with no internet (no default route).
-_PROBE_ADDRESSES = ("10.254.254.254", "192.168.254.254", "172.31.254.254")
-
-
-def lan_ipv4() -> str:
-    """Return this machine's LAN IPv4 address (127.0.0.1 if it has none).
-
-    A UDP socket's connect() only asks the kernel's routing table which local address would
-    be used: it sends NOTHING on the network. If no probe has a route, fall back to the
-    addresses the host name resolves to.
-    """
-    for probe in _PROBE_ADDRESSES:
-        try:
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-                s.connect((probe, 9))  # UDP connect: no packet leaves the machine
-                address = str(s.getsockname()[0])
-        except OSError:
-            continue
-        if _usable(address):
-            return address
-    try:
-        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
-    except OSError:
-        infos = []
-    for info in infos:
-        address = str(info[4][0])
-        if _usable(address):
-            return address
-    return "127.0.0.1"
-
-
-def _usable(address: str) -> bool:
-    ip = ipaddress.ip_address(address)
-    return not (ip.is_loopback or ip.is_unspecified or ip.is_link_local)
+from referee.web.addresses import lan_addresses, lan_ipv4
 
 
 def referee_link(host: str, port: int, token: str) -> str:
@@ -52,6 +16,19 @@ def referee_link(host: str, port: int, token: str) -> str:
     if ":" in host and not host.startswith("["):
         host = f"[{host}]"
     return f"http://{host}:{port}/?token={token}"
+
+
+def print_addresses(host: str, port: int, shown: str) -> None:
+    """List every other address this computer serves on: phones on another network (a hotspot) use one."""
+    if host not in ("0.0.0.0", "::", ""):
+        return
+    others = [(name, address) for name, address in lan_addresses() if f"//{address}:" not in shown]
+    if not others:
+        return
+    click.echo("  Other addresses of this computer (a phone on that network opens one of them):")
+    for name, address in others:
+        click.echo(f"    http://{address}:{port}/   ({name})")
+    click.echo(f"  Phones cannot connect? http://{lan_ipv4()}:{port}/help/network says what to check.")
 
 
 def print_link(url: str) -> None:

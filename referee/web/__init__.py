@@ -61,7 +61,7 @@ def create_app(
         app.config["DATABASE_URL"] = f"sqlite:///{Path(app.instance_path) / 'referee.sqlite3'}"
     app.config["BABEL_TRANSLATION_DIRECTORIES"] = str(TRANSLATIONS_DIR)
 
-    from referee.web import access, errors, home, i18n, logs, precompress, security, socketio_app
+    from referee.web import access, errors, help, home, i18n, logs, precompress, security, socketio_app
     from referee.web.extensions import compress, db
 
     logs.install()  # before anything can log a request line with a token in it
@@ -96,6 +96,7 @@ def create_app(
 
     socketio_app.init_app(app)
     app.register_blueprint(home.bp)
+    app.register_blueprint(help.bp)
     app.jinja_env.globals["template_exists"] = _template_exists(app)
     app.jinja_env.loader = CompiledInAThread(app.jinja_env.loader or app.create_global_jinja_loader())
     app.register_blueprint(routes.bp)

@@ -273,6 +273,10 @@ REPORT = {"type": "report_dogfight", "a": "1A1", "b": "1B1", "throws": [{"winner
 ROUTES: dict[tuple[str, str], dict[str, int]] = {
     ("/", "GET"): EVERYONE,
     ("/api/health", "GET"): EVERYONE,
+    # Playing without a router: anyone on the network may ask how, and show that a phone gets there.
+    ("/help/network", "GET"): EVERYONE,
+    ("/help/reach", "GET"): EVERYONE,
+    ("/api/reach", "GET"): EVERYONE,
     ("/api/openapi.json", "GET"): EVERYONE,
     ("/lang/<code>", "GET"): dict.fromkeys(ROLES, 303),
     ("/scan", "GET"): EVERYONE,

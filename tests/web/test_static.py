@@ -235,7 +235,8 @@ def test_relative_imports_resolve(path: Path) -> None:
 # ------------------------------------------------------------ module layout
 
 JS = STATIC / "js"
-FOLDERS = {"lib", "airraid", "battleship", "vestorsjo"}  # shared libraries, then one folder per game mode
+# Shared libraries, the server's own pages (the network help), then one folder per game mode.
+FOLDERS = {"lib", "help", "airraid", "battleship", "vestorsjo"}
 PAGE_SCRIPT_RE = re.compile(r"""m\.(?:module|after_first_paint)\(\s*['"]js/([^'"]+)['"]""")
 
 

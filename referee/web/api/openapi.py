@@ -376,6 +376,29 @@ def build_spec() -> dict[str, Any]:
             }
         },
     )
+    reach = {
+        "type": "object",
+        "properties": {
+            "address": {"type": "string"},
+            "from": {"type": "string"},
+            "device": {"type": "string"},
+            "seconds_ago": {"type": "integer"},
+        },
+    }
+    spec.path(
+        path="/api/reach",
+        operations={
+            "get": {
+                "summary": "The phones that opened /help/reach in the last ten minutes, newest first",
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        **json_body({"type": "object", "properties": {"reaches": {"type": "array", "items": reach}}}),
+                    }
+                },
+            }
+        },
+    )
     return spec.to_dict()
 
 
