@@ -23,6 +23,10 @@ SOCKETIO_INTEGRITY="sha512-7wjKAvVXYOJsbmUgkWbnhPD4bFpkqrUR0++XOjpGFmqDqsqV1CI93
 # It is only fetched by phones without the native BarcodeDetector API.
 JSQR_VERSION="1.4.0"
 JSQR_INTEGRITY="sha512-dxLob7q65Xg2DvstYkRpkYtmKm2sPJ9oFhrhmudT1dZvNFFTlroai3AWSpLey/w5vMcLBXRgOJsbXpdN9HzU/A=="
+# NoSleep.js's two silent looping videos (not its script): over plain http a page gets no screen
+# wake lock, and a playing video is what keeps a phone's screen on (static/js/lib/timer.js ScreenWake).
+NOSLEEP_VERSION="0.12.0"
+NOSLEEP_INTEGRITY="sha512-9d1HbpKLh3sdWlhXMhU6MMH+wQzKkrgfRkYV0EBdvt99YJfj0ilCJrWRDYG2130Tm4GXbEoTCx5b34JSaP+HhA=="
 # -----------------------------------------------------------------------------
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -82,6 +86,23 @@ cp "$pkg/dist/jsQR.js" "$pkg/LICENSE" "$out/"
 note "$out" jsqr "$JSQR_VERSION" "$JSQR_INTEGRITY" Apache-2.0 \
 "files: jsQR.js, a UMD build; in a worker, importScripts() defines self.jsQR.
 Used by static/js/lib/qr-worker.js only where BarcodeDetector is missing."
+
+# ---- NoSleep.js's media ------------------------------------------------------
+fetch nosleep.js "$NOSLEEP_VERSION" "$NOSLEEP_INTEGRITY"
+pkg="$WORK/nosleep.js/package"
+out="$VENDOR/nosleep"
+rm -rf "$out" && mkdir -p "$out"
+python3 - "$pkg/src/media.js" "$out" <<'PY'
+import base64, re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+for kind in ("webm", "mp4"):
+    data = re.search(kind + r':\s*"data:video/' + kind + r';base64,([A-Za-z0-9+/=]+)"', text).group(1)
+    open(f"{sys.argv[2]}/no-sleep.{kind}", "wb").write(base64.b64decode(data))
+PY
+cp "$pkg/LICENSE" "$out/"
+note "$out" nosleep.js "$NOSLEEP_VERSION" "$NOSLEEP_INTEGRITY" MIT \
+"files: no-sleep.webm and no-sleep.mp4, the two silent videos of src/media.js, decoded from
+their data: URIs (NoSleep.js's script is not used: static/js/lib/timer.js plays them itself)."
 
 echo "vendored into $VENDOR:"
 (cd "$VENDOR" && find . -type f | sort | sed 's/^/  /')

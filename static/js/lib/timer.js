@@ -210,15 +210,19 @@ export function soundButton(button, cues, { storageKey = 'referee.sound', onChan
 // --------------------------------------------------------------- wake lock
 
 /**
- * Keep the screen on while a page that shows the timer is open (Screen Wake
- * Lock API). The browser drops the lock when the page is hidden, so it is
- * re-acquired when the page is visible again. Needs a secure context (https
- * or localhost): over plain http on the club LAN it is simply unavailable.
+ * Keep the screen on while a page that shows the timer is open. With the Screen Wake Lock API
+ * where the page may use it (https, or localhost); the browser drops the lock when the page is
+ * hidden, so it is taken again when the page is visible. Over plain http on the club's network
+ * that API is missing: then a tiny silent video plays in a loop, out of sight, which is what keeps
+ * a phone's screen on there (NoSleep.js's way, with its two videos: static/vendor/nosleep/).
+ * `mode` says which holds the screen: 'lock', 'video' or null.
  */
 export class ScreenWake {
-  constructor() {
+  constructor({ videos = '/static/vendor/nosleep/no-sleep' } = {}) {
     this.sentinel = null;
     this.wanted = false;
+    this.videos = videos;
+    this.video = null;
     this._onVisible = () => { if (this.wanted && document.visibilityState === 'visible') this._acquire(); };
   }
 
@@ -227,7 +231,12 @@ export class ScreenWake {
   }
 
   get held() {
-    return Boolean(this.sentinel && !this.sentinel.released);
+    return Boolean(this.sentinel && !this.sentinel.released) || Boolean(this.video && !this.video.paused);
+  }
+
+  get mode() {
+    if (this.sentinel && !this.sentinel.released) return 'lock';
+    return this.video && !this.video.paused ? 'video' : null;
   }
 
   async enable() {
@@ -241,15 +250,40 @@ export class ScreenWake {
     document.removeEventListener('visibilitychange', this._onVisible);
     if (this.sentinel) { try { await this.sentinel.release(); } catch { /* gone */ } }
     this.sentinel = null;
+    if (this.video) this.video.pause();
   }
 
   async _acquire() {
-    if (!this.supported || this.held || document.visibilityState !== 'visible') return this.held;
-    try {
-      this.sentinel = await navigator.wakeLock.request('screen');
-    } catch {
-      this.sentinel = null;   // refused (battery saver, no gesture yet): try again later
+    if (this.held || document.visibilityState !== 'visible') return this.held;
+    if (this.supported) {
+      try {
+        this.sentinel = await navigator.wakeLock.request('screen');
+        return this.held;
+      } catch {
+        this.sentinel = null; // refused (battery saver, no gesture yet): the video, and again later
+      }
     }
+    return this._playVideo();
+  }
+
+  async _playVideo() {
+    if (!this.video) {
+      const video = document.createElement('video');
+      video.setAttribute('playsinline', '');
+      video.setAttribute('aria-hidden', 'true');
+      video.muted = true; // a muted video may start without a tap
+      video.loop = true;
+      video.className = 'screen-wake-video';
+      for (const kind of ['webm', 'mp4']) {
+        const source = document.createElement('source');
+        source.src = `${this.videos}.${kind}`;
+        source.type = `video/${kind}`;
+        video.append(source);
+      }
+      document.body.append(video);
+      this.video = video;
+    }
+    try { await this.video.play(); } catch { /* not yet: the next tap or visibility tries again */ }
     return this.held;
   }
 }
