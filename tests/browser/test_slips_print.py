@@ -1,0 +1,79 @@
+"""Printed slips: six to an A4 sheet, each whole, each telling a pilot without a phone what to do.
+
+The slips page is laid out for print (A4, the browser's print media): every slip's text,
+the line for a pilot without a phone included, stands inside the slip, in Czech and English.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ..live_server import ROOT, Server, post_json
+from .test_e2e_game import CHROMIUM, CHROMIUM_ARGS, WAIT, playwright_api  # noqa: F401
+
+SHOTS = ROOT / "test-artifacts" / "screenshots" / "print"
+A4 = {"width": 794, "height": 1123}  # 210 × 297 mm at 96 px an inch
+TEAMS = [
+    {"name": "Orli", "players": ["Ann", "Ada", "Abe", "Amy", "Alf", "Aja", "Ari"]},
+    {"name": "Sokoli", "players": ["Bob", "Bea", "Ben", "Bo"]},
+]
+HINT = {
+    "en": "No phone? Play each dogfight at the table and tell the referee who won.",
+    "cs": "Nemáte telefon? Každý vzdušný souboj odehrajte u stolu a řekněte rozhodčímu, kdo vyhrál.",
+}
+CUT = """() => [...document.querySelectorAll('.slip')].map((slip) => {
+  const box = slip.getBoundingClientRect();
+  const out = [...slip.querySelectorAll('*')].filter((e) => {
+    const r = e.getBoundingClientRect();
+    return r.height > 0 && (r.bottom > box.bottom + 0.5 || r.right > box.right + 0.5);
+  }).map((e) => e.className || e.tagName);
+  return out;
+}).filter((out) => out.length)"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "cs"])
+def test_six_whole_slips_to_an_a4_sheet(playwright_api: Any, server: Server, lang: str) -> None:  # noqa: F811
+    sync_playwright = playwright_api.sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            ctx = browser.new_context(viewport=A4, extra_http_headers={"Accept-Language": lang})
+            ctx.set_default_timeout(WAIT)
+            page = ctx.new_page()
+            page.goto(server.link)
+            gid = post_json(ctx, f"{server.base}/api/games", {"teams": TEAMS})["game"]
+
+            def act(action: dict[str, Any]) -> Any:
+                return post_json(ctx, f"{server.base}/api/games/{gid}/actions", {"action": action})
+
+            for team in "AB":
+                ships = post_json(ctx, f"{server.base}/api/games/{gid}/sea/random", {"team": team})["ships"]
+                act({"type": "lock_sea", "team": team, "ships": ships})
+            act({"type": "start_game"})
+            act({"type": "set_defender", "team": "A", "pilot": "Ari"})
+            for i, pilot in enumerate(TEAMS[0]["players"][:6]):
+                view = ctx.request.get(f"{server.base}/api/games/{gid}/view").json()
+                options = next(a for a in view["legal"] if a["type"] == "add_order" and a["team"] == "A")["options"]
+                kind = "bomber" if i % 2 else "fighter"
+                ship = next(o["ship"] for o in options["ships"] if o[kind] > 0)
+                order = {"type": "add_order", "team": "A", "pilot": pilot, "ship": ship, "kind": kind}
+                order |= {"target": "C3"} if kind == "bomber" else {}
+                order["corridor"] = ("upper", "middle", "lower")[i % 3]
+                answer = act(order)
+                assert answer.get("ok", True) is not False, answer
+            page.goto(f"{server.base}/g/{gid}/slips")
+            page.emulate_media(media="print")
+            assert page.locator(".slip").count() == 6
+            assert page.locator(".slip-hint").first.inner_text() == HINT[lang]
+            assert page.evaluate(CUT) == []
+            tops = page.evaluate(
+                "() => [...document.querySelectorAll('.slip')].map((s) => s.getBoundingClientRect().bottom)"
+            )
+            assert max(tops) <= A4["height"] + 1, f"six slips run past one A4 page: {tops}"
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"{lang}-slips-print.png"))
+        finally:
+            browser.close()
