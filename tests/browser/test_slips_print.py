@@ -77,3 +77,33 @@ def test_six_whole_slips_to_an_a4_sheet(playwright_api: Any, server: Server, lan
             page.screenshot(path=str(SHOTS / f"{lang}-slips-print.png"))
         finally:
             browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "cs"])
+def test_the_print_pack_is_one_a4_page_a_sheet(playwright_api: Any, server: Server, lang: str) -> None:  # noqa: F811
+    sync_playwright = playwright_api.sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            ctx = browser.new_context(viewport=A4, extra_http_headers={"Accept-Language": lang})
+            ctx.set_default_timeout(WAIT)
+            page = ctx.new_page()
+            page.goto(server.link)
+            ten = {"name": "Orli", "players": [f"P{i}" for i in range(10)]}  # a 10×10 sea, the largest
+            gid = post_json(ctx, f"{server.base}/api/games", {"teams": [ten, TEAMS[1]]})["game"]
+            ships = post_json(ctx, f"{server.base}/api/games/{gid}/sea/random", {"team": "A"})["ships"]
+            post_json(
+                ctx,
+                f"{server.base}/api/games/{gid}/actions",
+                {"action": {"type": "lock_sea", "team": "A", "ships": ships}},
+            )
+            page.goto(f"{server.base}/g/{gid}/print")
+            page.emulate_media(media="print")
+            heights = page.evaluate("() => [...document.querySelectorAll('.print-sheet')].map((s) => s.scrollHeight)")
+            assert len(heights) == 6 and max(heights) <= A4["height"] - 40, heights  # with the printer's margins
+            assert page.evaluate(CUT.replace(".slip'", ".print-sheet'")) == []
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"{lang}-print-pack.png"), full_page=True)
+        finally:
+            browser.close()

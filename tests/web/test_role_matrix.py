@@ -286,6 +286,7 @@ ROUTES: dict[tuple[str, str], dict[str, int]] = {
     # Any registered mode, by its create_game action: the referee only (the probe makes a Zeeslag game).
     ("/api/modes/<mode>/games", "POST"): only({"referee": 201}),
     ("/g/<game_id>/referee", "GET"): only({"referee": 200}),
+    ("/g/<game_id>/print", "GET"): only({"referee": 200}),
     ("/g/<game_id>/team", "GET"): only({"team_a": 200, "team_b": 200}),
     ("/g/<game_id>/watch", "GET"): EVERYONE,
     ("/g/<game_id>/slips", "GET"): only({"referee": 200, "team_a": 200, "team_b": 200}),
