@@ -107,3 +107,30 @@ def test_the_print_pack_is_one_a4_page_a_sheet(playwright_api: Any, server: Serv
             page.screenshot(path=str(SHOTS / f"{lang}-print-pack.png"), full_page=True)
         finally:
             browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "cs"])
+def test_each_card_of_the_rules_is_one_a4_page(playwright_api: Any, server: Server, lang: str) -> None:  # noqa: F811
+    sync_playwright = playwright_api.sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            ctx = browser.new_context(viewport=A4, extra_http_headers={"Accept-Language": lang})
+            ctx.set_default_timeout(WAIT)
+            page = ctx.new_page()
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            for card in ("pilot", "base", "referee"):
+                page.goto(f"{server.base}/rules/{card}")
+                page.emulate_media(media="print")
+                height = page.evaluate("() => document.querySelector('.rules-card').scrollHeight")
+                assert height <= A4["height"] - 60, f"the {card}'s card runs over one A4 page: {height} px"
+                page.screenshot(path=str(SHOTS / f"{lang}-rules-{card}.png"), full_page=True)
+            # On a phone the whole rules read without sideways scrolling.
+            page.set_viewport_size({"width": 360, "height": 740})
+            page.emulate_media(media="screen")
+            page.goto(f"{server.base}/rules")
+            assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth + 1")
+            page.screenshot(path=str(SHOTS / f"{lang}-rules-phone.png"), full_page=True)
+        finally:
+            browser.close()

@@ -275,6 +275,9 @@ ROUTES: dict[tuple[str, str], dict[str, int]] = {
     ("/api/health", "GET"): EVERYONE,
     # Playing without a router: anyone on the network may ask how, and show that a phone gets there.
     ("/help/network", "GET"): EVERYONE,
+    # The rules are the same for both teams: anyone may read them.
+    ("/rules", "GET"): EVERYONE,
+    ("/rules/<card>", "GET"): EVERYONE,
     ("/help/reach", "GET"): EVERYONE,
     ("/api/reach", "GET"): EVERYONE,
     ("/api/openapi.json", "GET"): EVERYONE,
@@ -396,6 +399,7 @@ def request_for(ctx: Ctx, rule: str, method: str, role: str) -> tuple[str, dict[
         "device_id": ctx.spare_device,
         "slip": ctx.path_slip(role),
         "code": "en",
+        "card": "pilot",
         "mode": "battleship",
     }
     path = re.sub(r"<(?:\w+:)?(\w+)>", lambda m: values[m.group(1)], rule)

@@ -25,7 +25,7 @@ from referee.web.api.routes import json_body
 from referee.web.extensions import db
 from referee.web.i18n import say
 from referee.web.links import qr_svg
-from referee.web.modes.airraid import print_pack
+from referee.web.modes.airraid import print_pack, rules_pages
 from referee.web.modes.airraid.games import create_game, join_url, sea_sizes
 from referee.web.modes.airraid.views import load_state, role_in
 from referee.web.security import RULESET_BODY_LIMIT, body_limit
@@ -279,6 +279,7 @@ def api_slips(game_id: str) -> Any:
 
 
 def init_app(app: Any) -> None:
-    """Register the games blueprint, and the print pack's."""
+    """Register the games blueprint, the print pack's and the rules pages'."""
     app.register_blueprint(bp)
     app.register_blueprint(print_pack.bp)
+    app.register_blueprint(rules_pages.bp)
