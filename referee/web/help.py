@@ -20,6 +20,7 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify, render_template, request
 from werkzeug.wrappers import Response
 
+from referee import offload
 from referee.web.addresses import lan_addresses
 from referee.web.links import qr_svg
 
@@ -37,21 +38,26 @@ def _reaches() -> deque[dict[str, Any]]:
 
 
 def _port() -> str:
-    """The port the page was opened on (a phone must use the same one)."""
+    """The port the page was opened on (a phone must use the same one): digits, else 80."""
     host = request.host
-    if host.startswith("["):
-        return host.rsplit("]:", 1)[1] if "]:" in host else "80"
-    return host.rsplit(":", 1)[1] if ":" in host else "80"
+    _name, colon, port = host.rpartition(":")
+    if not colon or host.endswith("]"):  # no port ("club.lan", "[::1]")
+        return "80"
+    return port if port.isdigit() and 0 < int(port) < 65536 else "80"
 
 
 @bp.get("/help/network")
 def network() -> str:
     """Show how phones reach the laptop without a router, and every address to try."""
     port = _port()
-    addresses = []
-    for name, address in lan_addresses():
-        url = f"http://{address}:{port}/help/reach"
-        addresses.append({"name": name, "address": address, "url": url, "qr": qr_svg(url, box_size=6)})
+    found = [(name, address, f"http://{address}:{port}/help/reach") for name, address in lan_addresses()]
+    # The codes are made in a thread: a page of a dozen addresses on a port not asked for before
+    # is a hundred milliseconds of QR drawing, which the event loop does not wait for.
+    codes = offload.run(lambda: [qr_svg(url, box_size=6) for _name, _address, url in found])
+    addresses = [
+        {"name": name, "address": address, "url": url, "qr": code}
+        for (name, address, url), code in zip(found, codes, strict=True)
+    ]
     return render_template("help/network.html", addresses=addresses, port=port)
 
 
