@@ -32,6 +32,7 @@ KNOWN = {
         "skipped",
         "notes",
         "notes_rebuilt",
+        "practice",  # a bool, set once at creation: shared by every copy
         "changes",
         "ruleset",
         "checkpoints",

@@ -184,7 +184,10 @@ def handler(kind: str) -> Callable[[Handler], Handler]:
 
 
 def _setup_game(action: Mapping[str, Any]) -> State:
-    f = Fields(action, ("ruleset", "teams", "sea_size", "round_seconds"), kind="create_game")
+    f = Fields(action, ("ruleset", "teams", "sea_size", "round_seconds", "practice"), kind="create_game")
+    practice = action.get("practice", False)
+    if type(practice) is not bool:
+        raise MalformedAction(Msg("practice must be true or false"))
     raw = action.get("ruleset")
     if not isinstance(raw, Mapping):
         raise MalformedAction(Msg("ruleset must be the ruleset's data (a parsed ruleset file)"))
@@ -233,7 +236,7 @@ def _setup_game(action: Mapping[str, Any]) -> State:
         if not _COLOUR.match(colour):
             raise MalformedAction(Msg("a team colour is written like #0072B2, not {colour!r}", colour=colour))
         teams[team_id] = Team(team_id, t["name"].strip(), colour, names, size, row.fleet)
-    return State(dict(raw), teams, seconds, ruleset=ruleset)
+    return State(dict(raw), teams, seconds, ruleset=ruleset, practice=practice)
 
 
 @handler("set_players")

@@ -234,6 +234,8 @@ class State:
     """The seq of the last void: every note was made again then (a snapshot before it holds old ones)."""
     changes: dict[str, int] = field(default_factory=dict)
     """The changes each team's base made, by stage and team (`stage_key`): at most CHANGES_PER_STAGE each."""
+    practice: bool = False
+    """A practice game: the server plays both teams and their pilots; it counts for nothing."""
     ruleset: AirRaidRuleset = field(default=None, metadata={"encode": False})  # type: ignore[assignment]
     checkpoints: tuple[tuple[dict[int, str], State], ...] = field(
         default=(), compare=False, repr=False, metadata={"encode": False}

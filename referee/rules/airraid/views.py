@@ -648,6 +648,7 @@ def view_for(state: State, role: Role, now: float, log_limit: int | None = 50) -
         "mode": MODE,
         "version": state.version,
         "phase": state.phase,
+        "practice": state.practice,
         "role": role.to_str(),
         "ruleset": _kept(state, ("ruleset",), (state.ruleset,), lambda: _ruleset_view(state)),
         "round": _timer_view(rnd, now, state.ruleset.at_zero, _last_closed(state), state.round_seconds),

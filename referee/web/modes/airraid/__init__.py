@@ -21,7 +21,14 @@ modes.register(
         view_of=airraid_view_of,
         seen_by=airraid_unsaid,
         listing=listing,
-        home=lambda referee: [modes.HomeLink(url_for("games.new_game"), _("New game"), "primary")] if referee else [],
+        home=lambda referee: (
+            [
+                modes.HomeLink(url_for("games.new_game"), _("New game"), "primary"),
+                modes.HomeLink(url_for("practice.practice_page"), _("Practice game"), "ghost"),
+            ]
+            if referee
+            else []
+        ),
     )
 )
 

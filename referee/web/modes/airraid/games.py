@@ -47,7 +47,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         "ruleset": ruleset_data_from(body.get("ruleset_toml")),
         "teams": teams,
     }
-    for key in ("sea_size", "round_seconds"):
+    for key in ("sea_size", "round_seconds", "practice"):
         if body.get(key) not in (None, ""):
             action[key] = body[key]
     result = db.store.create_game(airraid.MODE, action, at=time.time(), by="referee")

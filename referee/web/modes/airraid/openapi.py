@@ -182,6 +182,7 @@ def openapi_paths(spec: APISpec) -> None:
                                 "teams": {"type": "array", "items": team_spec, "minItems": 2, "maxItems": 2},
                                 "sea_size": {"type": "integer", "minimum": 2, "maximum": 26},
                                 "round_seconds": {"type": "integer", "minimum": 10, "maximum": 3600},
+                                "practice": {"type": "boolean"},
                                 "ruleset_toml": {"type": "string"},
                             },
                             "required": ["teams"],
@@ -231,6 +232,37 @@ def openapi_paths(spec: APISpec) -> None:
                         ),
                     },
                     **refusals(400, 403, 404),
+                },
+            }
+        },
+    )
+    spec.path(
+        path="/api/games/{game_id}/practice",
+        operations={
+            "post": {
+                "summary": "Set the pace of a practice game's simulated players (referee): 0 stops them",
+                "parameters": [GAME_ID],
+                "requestBody": {
+                    "required": True,
+                    **json_body(
+                        {
+                            "type": "object",
+                            "properties": {"seconds": {"type": "integer", "enum": [0, 1, 3, 6]}},
+                            "required": ["seconds"],
+                        }
+                    ),
+                },
+                "responses": {
+                    "200": {
+                        "description": "Set",
+                        **json_body(
+                            {
+                                "type": "object",
+                                "properties": {"ok": {"type": "boolean"}, "seconds": {"type": "integer"}},
+                            }
+                        ),
+                    },
+                    **refusals(400, 403, 404, 409),
                 },
             }
         },

@@ -25,7 +25,7 @@ from referee.web.api.routes import json_body
 from referee.web.extensions import db
 from referee.web.i18n import say
 from referee.web.links import qr_svg
-from referee.web.modes.airraid import print_pack, rules_pages
+from referee.web.modes.airraid import practice, print_pack, rules_pages
 from referee.web.modes.airraid.games import create_game, join_url, sea_sizes
 from referee.web.modes.airraid.views import load_state, role_in
 from referee.web.security import RULESET_BODY_LIMIT, body_limit
@@ -126,7 +126,8 @@ def referee_page(game_id: str) -> Any:
     links = {"watch": url_for("games.watch_page", game_id=game_id, _external=True)}
     join = {t: join_url(game_id, t, reissue=False) for t in airraid.TEAMS}
     qr = {t: qr_svg(url) for t, url in join.items() if url}
-    return page("games/referee.html", game_id, REFEREE, state, links={**links, "join": join}, qr=qr)
+    pace = practice.players().paces.get(game_id, 0) if state.practice else None
+    return page("games/referee.html", game_id, REFEREE, state, links={**links, "join": join}, qr=qr, pace=pace)
 
 
 @bp.get("/g/<game_id>/team")
@@ -283,3 +284,4 @@ def init_app(app: Any) -> None:
     app.register_blueprint(bp)
     app.register_blueprint(print_pack.bp)
     app.register_blueprint(rules_pages.bp)
+    practice.init_app(app)

@@ -103,6 +103,7 @@ def sheet_page(game_id: str) -> Any:
                 str(r.number): minutes(r.ended_at - r.started_at) for r in sheet.rounds if r.started_at and r.ended_at
             },
             "ruleset": state.ruleset.name_in(current_lang()),
+            "practice": state.practice,
             "started": clock(state.log[0].at) if state.log else "",
             "date": time.strftime("%Y-%m-%d", time.localtime(state.log[0].at)) if state.log else "",
         }

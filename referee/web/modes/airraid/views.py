@@ -168,6 +168,8 @@ def listing(game_id: str, state: airraid.State) -> dict[str, str]:
     """Return a game's line in the referee's list: the teams, where the game stands, its dashboard."""
     teams = state.teams
     title = " – ".join(teams[t].name for t in airraid.TEAMS)
+    if state.practice:
+        title = f"{_('Practice game')}: {title}"
     rnd = state.round
     if state.phase == "setup":
         where = _("Setting up: teams place their ships")

@@ -161,6 +161,19 @@ export function mount(ctx) {
     showRoundLength(ctx.view.round || {});
   });
 
+  // --- a practice game: the pace of the simulated players
+  for (const button of document.querySelectorAll('[data-pace]')) {
+    button.addEventListener('click', async () => {
+      try {
+        await ctx.request('POST', `${ctx.api}/practice`, { seconds: Number(button.dataset.pace) });
+        for (const b of document.querySelectorAll('[data-pace]')) b.setAttribute('aria-pressed', b === button ? 'true' : 'false');
+        ctx.say(t('ref.sent'), 'ok');
+      } catch (err) {
+        ctx.say(t('ref.refused', { message: err.message }), 'refused');
+      }
+    });
+  }
+
   // --- end game and forfeit
   $('end-game').addEventListener('click', async (ev) => {
     const button = ev.currentTarget;
