@@ -87,3 +87,17 @@ def test_the_pace_is_the_referees_and_only_a_practice_games(app: Flask) -> None:
     # A practice game's score sheet says it counts for nothing.
     sheet = referee.get(f"/g/{gid}/sheet", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert "It counts for nothing" in sheet
+
+
+def test_at_most_four_practice_games_play_at_once(app: Flask) -> None:
+    referee = referee_client(app)
+    games = []
+    for _ in range(practice.MAX_PLAYING + 1):
+        csrf = csrf_of(referee.get("/games/practice").get_data(as_text=True))
+        location = referee.post("/games/practice", data={"csrf_token": csrf}).headers["Location"]
+        games.append(location.split("/g/", 1)[1].split("/", 1)[0])
+    # The fifth was made, but its players wait: it says why when asked to play.
+    answer = referee.post(f"/api/games/{games[-1]}/practice", json={"seconds": 3}, headers={"Accept-Language": "en"})
+    assert answer.status_code == 409 and "4 practice games are playing already" in answer.get_json()["message"]
+    assert referee.post(f"/api/games/{games[0]}/practice", json={"seconds": 0}).status_code == 200
+    assert referee.post(f"/api/games/{games[-1]}/practice", json={"seconds": 3}).status_code == 200

@@ -45,6 +45,8 @@ PLAYERS = {
     "A": ["Ada", "Ben", "Cyril", "Dana", "Emil"],
     "B": ["Filip", "Gita", "Hugo", "Iva", "Jan"],
 }
+MAX_PLAYING = 4
+"""Practice games whose players play at once in one process: a rehearsal, not a load test."""
 DISPUTE_RATE = 0.15
 """How often the second pilot of a dogfight reports the other result: a dispute for the referee."""
 
@@ -82,7 +84,9 @@ def api_pace(game_id: str) -> Response | tuple[Response, int]:
     seconds = json_body().get("seconds")
     if type(seconds) is not int or seconds not in PACES:
         abort(400, description=_("seconds must be one of 0, 1, 3 or 6."))
-    players().pace(game_id, seconds)
+    if not players().pace(game_id, seconds):
+        message = _("%(n)s practice games are playing already: stop one first.", n=MAX_PLAYING)
+        return jsonify({"error": "illegal", "message": message}), 409
     return jsonify({"ok": True, "seconds": seconds})
 
 
@@ -93,12 +97,19 @@ class Players:
         self.app = app
         self.paces: dict[str, int] = {}
 
-    def pace(self, game_id: str, seconds: int) -> None:
-        """Set a practice game's pace; start its players if they are not playing in this process."""
+    def pace(self, game_id: str, seconds: int) -> bool:
+        """Set a practice game's pace; start its players if they are not playing in this process.
+
+        False (and nothing changed) when MAX_PLAYING other practice games play already.
+        """
         playing = self.paces.get(game_id, 0) > 0
+        others = sum(1 for g, p in self.paces.items() if p > 0 and g != game_id)
+        if seconds > 0 and not playing and others >= MAX_PLAYING:
+            return False
         self.paces[game_id] = seconds
         if seconds > 0 and not playing and not self.app.config.get("TESTING"):
             socketio.start_background_task(self._play, game_id)
+        return True
 
     def _play(self, game_id: str) -> None:
         """One game's players: a move, a pause, until stopped or the game is over."""
