@@ -33,17 +33,25 @@ class Listings:
         with reading(self.engine) as conn:
             return [r.id for r in conn.execute(select(games_t.c.id).order_by(games_t.c.created_at.desc()))]
 
-    def game_ids_of(self, mode: str, limit: int = 100) -> list[str]:
-        """Return the newest games of one mode, unfinished ones first (the referee's list)."""
+    def game_ids_of(self, mode: str, limit: int = 100, *, archived: bool = False) -> list[str]:
+        """Return the newest games of one mode, unfinished ones first (the referee's list).
+
+        `archived`: the games taken off the list instead, the most recently archived first.
+        """
         with reading(self.engine) as conn:
             finished = games_t.c.status.in_(("over", ABANDONED))
-            stmt = (
-                select(games_t.c.id)
-                .where(games_t.c.mode == mode)
-                .order_by(finished, games_t.c.created_at.desc())
-                .limit(limit)
-            )
-            return [r.id for r in conn.execute(stmt)]
+            stmt = select(games_t.c.id).where(games_t.c.mode == mode)
+            if archived:
+                stmt = stmt.where(games_t.c.archived_at.is_not(None)).order_by(games_t.c.archived_at.desc())
+            else:
+                stmt = stmt.where(games_t.c.archived_at.is_(None)).order_by(finished, games_t.c.created_at.desc())
+            return [r.id for r in conn.execute(stmt.limit(limit))]
+
+    def archived_at(self, game_id: str) -> float | None:
+        """Return when a game was taken off the list of games, or None while it is listed."""
+        with reading(self.engine) as conn:
+            found = game_row(conn, game_id, lock=False).archived_at
+            return None if found is None else float(found)
 
     def count_events(self, game_id: str) -> int:
         """Return how many events a game has stored."""

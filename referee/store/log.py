@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from sqlalchemy import (
     Connection,
     Engine,
+    delete,
     func,
     insert,
     select,
@@ -319,6 +320,34 @@ class Store(Listings):
         )
         events = [self._row_to_event(mode, r) for r in rows]
         return Result(game.id, events, state, int(game.seq), duplicate=True, mode=str(game.mode))
+
+    def archive(self, game_id: str, *, at: float | None) -> None:
+        """Take a game off the referee's list of games (`at`: when), or put it back (None).
+
+        The game itself is untouched: its pages, its log and its screens go on as before.
+        """
+
+        def run() -> None:
+            with self.engine.begin() as conn:
+                game_row(conn, game_id, lock=True)
+                conn.execute(update(games_t).where(games_t.c.id == game_id).values(archived_at=at))
+
+        self._written(run)
+
+    def delete_game(self, game_id: str) -> None:
+        """Delete a game and everything of it (its log, snapshots, links and phones); GameNotFound if none.
+
+        For what never counted (a practice game): the web layer decides which games may go.
+        """
+
+        def run() -> None:
+            with self.engine.begin() as conn:
+                game_row(conn, game_id, lock=True)
+                # The tables that name a game delete their rows with it (ON DELETE CASCADE).
+                conn.execute(delete(games_t).where(games_t.c.id == game_id))
+
+        self._written(run)
+        self.forget(game_id)
 
     def events_since(self, game_id: str, seq: int) -> list[Any]:
         """Return the events of a game with seq > `seq`, in order."""

@@ -45,6 +45,8 @@ class Game(Base):
     deadline: Mapped[float | None] = mapped_column(Float, nullable=True, index=True)
     # Time of the last action, so a game nobody plays any more can be expired.
     updated_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # When the referee took the game off the list of games (NULL: listed); its log is untouched.
+    archived_at: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class EventRow(Base):

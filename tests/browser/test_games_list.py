@@ -19,8 +19,24 @@ SHOTS = ROOT / "test-artifacts" / "screenshots" / "game-night"
 SCREENS = {"phone": {"width": 360, "height": 740}, "laptop": {"width": 1366, "height": 768}}
 PLAYERS = {"A": ["Ann", "Ada", "Abe", "Amy"], "B": ["Bob", "Bea", "Ben", "Bo"]}
 WORDS = {
-    "en": {"flying": "Round 1 · In the air", "setup": "Setting up", "over": "Game over", "title": "Referee"},
-    "cs": {"flying": "Kolo 1 · Ve vzduchu", "setup": "Příprava", "over": "Konec hry", "title": "Rozhodčí"},
+    "en": {
+        "flying": "Round 1 · In the air",
+        "setup": "Setting up",
+        "over": "Game over",
+        "title": "Referee",
+        "archive": "Archive",
+        "archived": "Archived games (1)",
+        "back": "Put back on the list",
+    },
+    "cs": {
+        "flying": "Kolo 1 · Ve vzduchu",
+        "setup": "Příprava",
+        "over": "Konec hry",
+        "title": "Rozhodčí",
+        "archive": "Archivovat",
+        "archived": "Archivované hry (1)",
+        "back": "Vrátit do seznamu",
+    },
 }
 
 
@@ -81,11 +97,26 @@ def test_the_home_page_leads_back_to_every_game(playwright_api: Any, server: Ser
                 "the list is wider than the screen"
             )
             for i in range(3):
-                box = rows.nth(i).locator("a").bounding_box()
+                box = rows.nth(i).locator("a").first.bounding_box()
                 assert box is not None and box["height"] >= 44, f"entry {i} is not a comfortable tap target: {box}"
             page.screenshot(path=str(SHOTS / f"games-list-{screen}-{lang}.png"), full_page=True)
 
-            rows.nth(0).locator("a").click()
+            # The game that is over goes to the archive, and comes back.
+            rows.nth(2).get_by_role("button", name=words["archive"]).click()
+            page.wait_for_url(server.base + "/")
+            expect(page.locator("section.home > ul.game-list > li")).to_have_count(2)
+            shelf = page.locator(".archived-games")
+            expect(shelf.locator("summary")).to_have_text(words["archived"])
+            shelf.locator("summary").click()
+            expect(shelf.locator("li")).to_contain_text("Owls – Rays")
+            assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+            page.screenshot(path=str(SHOTS / f"games-list-archived-{screen}-{lang}.png"), full_page=True)
+            shelf.get_by_role("button", name=words["back"]).click()
+            page.wait_for_url(server.base + "/")
+            expect(rows).to_have_count(3)
+            expect(page.locator(".archived-games")).to_have_count(0)
+
+            rows.nth(0).locator("a").first.click()
             page.wait_for_url(f"**/g/{flying}/referee")
             expect(page.locator("#round-phase")).not_to_be_empty()
         finally:

@@ -289,6 +289,12 @@ ROUTES: dict[tuple[str, str], dict[str, int]] = {
     ("/games/practice", "POST"): only({"referee": 303}),
     # The matrix's game is no practice game: the referee is refused with 409, everyone else 403.
     ("/api/games/<game_id>/practice", "POST"): only({"referee": 409}),
+    # The list of games is the server referee's; the matrix's game is no practice game, so it
+    # may be archived and put back but never deleted.
+    ("/games/<game_id>/archive", "POST"): only({"referee": 303}),
+    ("/games/<game_id>/restore", "POST"): only({"referee": 303}),
+    ("/games/<game_id>/delete", "GET"): only({"referee": 409}),
+    ("/games/<game_id>/delete", "POST"): only({"referee": 409}),
     ("/api/games", "POST"): only({"referee": 201}),
     # Any registered mode, by its create_game action: the referee only (the probe makes a Zeeslag game).
     ("/api/modes/<mode>/games", "POST"): only({"referee": 201}),
@@ -464,6 +470,9 @@ def request_for(ctx: Ctx, rule: str, method: str, role: str) -> tuple[str, dict[
             page = ctx.clients[role].get("/games/new").get_data(as_text=True)
             form["csrf_token"] = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
         kwargs["data"] = form
+    if rule.startswith("/games/<game_id>/") and method == "POST" and role == "referee":
+        page = ctx.clients[role].get("/").get_data(as_text=True)
+        kwargs["data"] = {"csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)}  # type: ignore[union-attr]
     if rule == "/games/practice" and method == "POST" and role == "referee":
         page = ctx.clients[role].get("/games/practice").get_data(as_text=True)
         kwargs["data"] = {"csrf_token": re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)}  # type: ignore[union-attr]

@@ -87,6 +87,8 @@ class WebMode:
     """A line of the referee's list of games: {title, state, url}, translated (the modes a referee runs)."""
     home: Callable[[bool], list[HomeLink]] | None = None
     """The home page's buttons to this mode's pages, for a referee (True) or anyone else."""
+    may_delete: Callable[[Any], bool] | None = None
+    """Whether the referee may delete this game from the list (it counts for nothing: a practice game)."""
 
 
 SIDE = "web"

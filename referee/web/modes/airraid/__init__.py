@@ -21,6 +21,7 @@ modes.register(
         view_of=airraid_view_of,
         seen_by=airraid_unsaid,
         listing=listing,
+        may_delete=lambda state: bool(state.practice),
         home=lambda referee: (
             [
                 modes.HomeLink(url_for("games.new_game"), _("New game"), "primary"),

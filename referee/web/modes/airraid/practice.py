@@ -27,7 +27,7 @@ from werkzeug.wrappers import Response
 from referee.rules import airraid
 from referee.rules.errors import RulesError
 from referee.rules.events import REFEREE, Role
-from referee.store import StoreError
+from referee.store import GameNotFound, StoreError
 from referee.web.access import is_server_referee
 from referee.web.api import acting
 from referee.web.api.routes import json_body
@@ -120,8 +120,10 @@ class Players:
                 try:
                     if step(game_id, rng) == "over":
                         break
+                except GameNotFound:
+                    break  # the referee deleted it
                 except StoreError:
-                    continue  # busy a moment, or gone: the next pause tries again
+                    continue  # busy a moment: the next pause tries again
                 except Exception:  # a practice game's player never takes the server down
                     log.exception("practice game %s: a simulated move failed", game_id)
         self.paces.pop(game_id, None)
