@@ -67,7 +67,22 @@ def test_six_whole_slips_to_an_a4_sheet(playwright_api: Any, server: Server, lan
             page.goto(f"{server.base}/g/{gid}/slips")
             page.emulate_media(media="print")
             assert page.locator(".slip").count() == 6
-            assert page.locator(".slip-hint").first.inner_text() == HINT[lang]
+            hint = page.locator(".slip-hint").first.inner_text()
+            assert hint.startswith(HINT[lang]), hint
+            # The pilot's card of the rules, as an address to type (not a second QR code).
+            assert page.locator(".slip-rules").first.inner_text().endswith(f"/rules/pilot?game={gid}")
+            assert page.locator(".slip svg").count() == 6
+            # Nothing on a slip runs into its QR code (a fighter's slip has the least room above).
+            overlaps = page.evaluate(
+                """() => [...document.querySelectorAll('.slip')].flatMap((slip) => {
+                  const qr = slip.querySelector('.slip-qr').getBoundingClientRect();
+                  return [...slip.querySelectorAll('.slip-meta, .slip-url, .slip-hint')]
+                    .filter((e) => { const r = e.getBoundingClientRect();
+                      return r.top < qr.bottom - 0.5 && r.bottom > qr.top && r.left < qr.right && r.right > qr.left; })
+                    .map((e) => slip.querySelector('.slip-pilot').innerText + ': ' + e.className);
+                })"""
+            )
+            assert overlaps == [], overlaps
             assert page.evaluate(CUT) == []
             tops = page.evaluate(
                 "() => [...document.querySelectorAll('.slip')].map((s) => s.getBoundingClientRect().bottom)"

@@ -178,7 +178,12 @@ def slips_page(game_id: str) -> Any:
     state = load_state(game_id)
     role = role_in(game_id)
     slips = slips_of(state, game_id, role, request.args.get("round"))
-    return page("games/slips.html", game_id, role, state, slips=[{**s, "qr_svg": qr_svg(s["url"], 6)} for s in slips])
+    # The pilot's card of the rules, as an address to type: a second QR code on a slip would be
+    # scanned instead of the order's now and then.
+    rules_url = url_for("rules_pages.rules_card", card="pilot", game=game_id, _external=True)
+    slips = [{**s, "qr_svg": qr_svg(s["url"], 6)} for s in slips]
+    rules_text = rules_url.split("://", 1)[-1]  # printed: the scheme is what a browser adds by itself
+    return page("games/slips.html", game_id, role, state, slips=slips, rules_url=rules_text)
 
 
 def slips_of(state: airraid.State, game_id: str, role: Role, round_arg: str | None) -> list[dict[str, Any]]:
