@@ -118,10 +118,80 @@ def test_the_last_salvo_of_a_sunk_destroyer_uses_its_old_damage() -> None:
     assert g.piece("scania.destroyer").before == 2  # Scania's own damage now counts for its next salvo
 
 
-def test_both_sides_holding_is_a_draw() -> None:
-    """If both sides achieve it, nobody wins."""
-    start = {**HOLDERS, "zealand.frigate-1": "F1", "zealand.frigate-2": "F8"}
+def _counted_at_round_end() -> dict[str, Any]:
+    """The ruleset of a game stored before `holds_counted` was written: holds counted at each round's end."""
+    data = ruleset_data()
+    del data["play"]["holds_counted"]
+    return data
+
+
+def _enemy_turns_to_win(g: Game, holder: str) -> int:
+    """Let both sides pass until `holder` wins by ports; return how many enemy turns its holds survived."""
+    survived = 0
+    while g.state.outcome is None:
+        if g.state.turn != holder:
+            survived += 1
+        g.end()
+    out = v.outcome(g.state)
+    assert out is not None and (out.winner, out.reason) == (holder, "ports")
+    return survived
+
+
+def test_each_sides_hold_survives_four_enemy_turns() -> None:
+    """The seed's "four rounds in a row" for both sides: a hold counts after each turn of the port's side.
+
+    Scania moves first, so counted at the end of each round a Zealand hold taken in Zealand's turn
+    would count at once, and win after only three Scania turns.
+    """
+    g = Game(HOLDERS)
+    _take_two_ports(g)  # Scania's turn of round 1
+    assert _enemy_turns_to_win(g, "scania") == 4
+    start = {**HOLDERS, "scania.frigate-1": "D2", "scania.frigate-2": "D6"}
+    start |= {"zealand.frigate-1": "F1", "zealand.frigate-2": "F8"}
     g = Game(start)
+    g.end()  # Scania passes
+    g.move("zealand.frigate-1", "G1")
+    g.move("zealand.frigate-2", "G7")
+    g.end()  # round 1 ends: taken, but no Scania turn survived yet
+    assert g.state.held["Hælsengbór"] == 0 and g.state.held["Malme Nor"] == 0 and not g.state.taken["zealand"]
+    g.end()  # Scania's turn of round 2: both holds survived it
+    assert g.state.held["Hælsengbór"] == 1 and g.state.held["Malme Nor"] == 1 and g.state.taken["zealand"]
+    port = next(p for p in v.view_for(g.state, "public", 0)["board"]["ports"] if p["name"] == "Malme Nor")
+    assert (port["holder"], port["held"], port["needed"]) == ("zealand", 1, 4)
+    assert _enemy_turns_to_win(g, "zealand") == 3  # and the one survived above: four
+    out = v.outcome(g.state)
+    assert out is not None and out.round == 5 and "Zealand held 2 enemy strategic ports for 4 rounds" in out.detail
+
+
+def test_a_game_stored_before_the_choice_counts_at_each_rounds_end() -> None:
+    """A stored ruleset that does not say how holds count replays as it was played: at each round's end."""
+    start = {**HOLDERS, "scania.frigate-1": "D2", "scania.frigate-2": "D6"}
+    start |= {"zealand.frigate-1": "F1", "zealand.frigate-2": "F8"}
+    g = Game(start, ruleset=_counted_at_round_end())
+    assert g.state.ruleset.holds_counted == "round_end"
+    g.end()
+    g.move("zealand.frigate-1", "G1")
+    g.move("zealand.frigate-2", "G7")
+    g.end()  # round 1 ends: counted at once
+    assert g.state.held["Hælsengbór"] == 1 and g.state.held["Malme Nor"] == 1
+    assert _enemy_turns_to_win(g, "zealand") == 3
+
+
+def test_holds_counted_takes_only_its_two_ways() -> None:
+    data = ruleset_data()
+    data["play"]["holds_counted"] = "whenever"
+    try:
+        v.read_ruleset(data)
+    except Exception as exc:  # noqa: BLE001 - the message is what is checked
+        assert "play.holds_counted" in str(exc) and "enemy_turn, round_end" in str(exc)
+    else:
+        raise AssertionError("an unknown way of counting holds was read")
+
+
+def test_both_sides_holding_is_a_draw() -> None:
+    """If both sides achieve it, nobody wins (counted at each round's end: with each enemy turn, one side is first)."""
+    start = {**HOLDERS, "zealand.frigate-1": "F1", "zealand.frigate-2": "F8"}
+    g = Game(start, ruleset=_counted_at_round_end())
     _take_two_ports(g)
     g.move("zealand.frigate-1", "G1")
     g.move("zealand.frigate-2", "G7")
@@ -177,7 +247,10 @@ def test_all_sunk_after_taking_a_port_is_a_draw() -> None:
     g.end()
     g.move("zealand.corvette", "G7")  # Malme Nor
     g.end()
+    assert not g.state.taken["zealand"]  # taken once the hold has survived a turn of Scania's
+    g.end()
     assert g.state.taken["zealand"]
+    g.end()
     g.fire("scania.frigate", "zealand.frigate", 6)
     # The corvette sails within 2 hexes of Malme Nor (G7) and fires: "- - - - 1 2" or better → 2 with a six.
     corvette = g.piece("scania.corvette")

@@ -17,7 +17,7 @@
 The position's value, for the side to move (`evaluate`): the worth of the pieces (a destroyer 12,
 a frigate 7, a corvette and a submarine 4; half of it goes with the hits, so a sinking is worth
 more than its hits), the progress towards two enemy strategic ports (each port by its own ship:
-one point a hex nearer, 8 more for standing in it, 6 for each round end it will have been held;
+one point a hex nearer, 8 more for standing in it, 6 for each count of the hold it will have had;
 a port an enemy piece stands in counts 25 hexes farther off; two ports held long enough win), the
 same for the enemy (so it blocks its own strategic ports and sinks the enemy's holders), less
 the damage the enemy's next turn can be expected to do (each enemy piece's best shot, from where
@@ -53,7 +53,7 @@ APPROACH = 40.0  # the value of a ship at a port's door, less STEP per hex it is
 STEP = 1.0
 BLOCKED = 25.0  # an enemy piece in the port: as if this many hexes farther (it must leave or sink first)
 HOLD = 8.0  # standing in the port, on top of APPROACH
-HELD = 6.0  # each round end it will have been held
+HELD = 6.0  # each count of the hold it will have had
 WIN = 1000.0
 THREAT = 1.0  # the enemy's expected damage next turn, at full weight: it will happen
 OFFENCE = 0.35  # ours next turn: the enemy moves first
@@ -254,7 +254,7 @@ def _near(a: Iterable[Hex], b: Iterable[Hex]) -> int:
 
 
 def _ports(ctx: Context, units: Units, side: str) -> tuple[float, bool]:
-    """Return a side's progress towards two enemy strategic ports, and whether it wins at the next round end."""
+    """Return a side's progress towards two enemy strategic ports, and whether it wins at its holds' next count."""
     rs = ctx.rs
     ships = [u for u in units.values() if u.side == side and not u.sub and not u.sunk]
     blockers = {u.hexes[0] for u in units.values() if u.side != side and not u.sub}

@@ -580,8 +580,11 @@ def _end_turn(state: State, event: Event, role: Role) -> None:
     state.acts = []
     state.undone = {}  # the turn's moves stand now: only the log remembers what was taken back
     state.turn = other(side)
+    if state.ruleset.holds_counted == "enemy_turn":
+        _count_holds(state, event, owners=(side,))  # the holds on this side's ports survived its turn
     if side != state.ruleset.first:
-        _round_end(state, event)
+        if state.ruleset.holds_counted == "round_end":
+            _count_holds(state, event, owners=SIDES)
         if state.outcome is None:
             state.round += 1
     if state.outcome is None:
@@ -599,11 +602,15 @@ def _holder_in(state: State, port_hex: Hex, holder: str) -> bool:
     return False
 
 
-def _round_end(state: State, event: Event) -> None:
-    """Count each enemy strategic port held through this round (or start again from zero); decide a win."""
+def _count_holds(state: State, event: Event, owners: tuple[str, ...]) -> None:
+    """Count each strategic port of `owners` held by the enemy one more round (or from zero again); decide a win.
+
+    The ruleset's `holds_counted` says when: after each turn of the port's side (`owners` is that
+    side), or at the end of each round (both sides).
+    """
     rs = state.ruleset
     for port in state.board.ports:
-        if not port.strategic:
+        if not port.strategic or port.side not in owners:
             continue
         holder = other(port.side)
         if _holder_in(state, port.hex, holder):
@@ -614,7 +621,8 @@ def _round_end(state: State, event: Event) -> None:
     winners = [
         side
         for side in SIDES
-        if sum(
+        if other(side) in owners
+        and sum(
             1 for p in state.board.ports if p.strategic and p.side != side and state.held[p.name] >= rs.rounds_to_hold
         )
         >= rs.ports_needed

@@ -15,7 +15,19 @@ CLASSES = ("destroyer", "frigate", "corvette", "submarine")
 SUBMARINE = "submarine"
 FACES = 6
 TABLE_KEYS = ("submarine_attacks_ship", "ship_attacks_submarine", "submarine_attacks_submarine")
-PLAY_KEYS = ("first", "actions_per_turn", "rounds_to_hold", "ports_needed", "sunk_holds_port", "sunk_is_target")
+PLAY_KEYS = (
+    "first",
+    "actions_per_turn",
+    "rounds_to_hold",
+    "ports_needed",
+    "holds_counted",
+    "sunk_holds_port",
+    "sunk_is_target",
+)
+HOLDS_COUNTED = ("enemy_turn", "round_end")
+"""When a hold of an enemy strategic port counts one more round: after each turn of the port's side
+(every hold then survives as many enemy turns), or at the end of each round (the first way of
+this project: a game stored with a ruleset that does not say is replayed so)."""
 SUB_KEYS = ("coast_edges", "pier_edges")
 # A cell of a hit table is hits a die does: never more than the stoutest piece can take.
 MOST_HITS = 10
@@ -72,6 +84,7 @@ class VestorsjoRuleset:
     actions_per_turn: int = 4
     rounds_to_hold: int = 4
     ports_needed: int = 2
+    holds_counted: str = "round_end"
     sunk_holds_port: bool = False
     sunk_is_target: bool = False
     coast_edges: bool = False
@@ -219,6 +232,10 @@ def vestorsjo_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> V
     actions = p.bounded(play, "play.actions_per_turn", default=4)
     hold = p.bounded(play, "play.rounds_to_hold", default=4)
     needed = p.bounded(play, "play.ports_needed", default=2)
+    counted = play.get("holds_counted", "round_end")
+    if counted not in HOLDS_COUNTED:
+        p.add("play.holds_counted", f"must be one of {', '.join(HOLDS_COUNTED)}, not {brief(counted)}")
+        counted = "round_end"
     sunk_holds = p.flag(play, "play.sunk_holds_port", False)
     sunk_target = p.flag(play, "play.sunk_is_target", False)
 
@@ -266,6 +283,7 @@ def vestorsjo_from_dict(data: Mapping[str, Any], source: str = "<ruleset>") -> V
         actions_per_turn=actions,
         rounds_to_hold=hold,
         ports_needed=needed,
+        holds_counted=str(counted),
         sunk_holds_port=sunk_holds,
         sunk_is_target=sunk_target,
         coast_edges=coast,
