@@ -360,11 +360,17 @@ def test_the_vestorsjo_pages_speak_swedish(app: Any) -> None:
     assert created.status_code == 201, created.get_json()
     gid = created.get_json()["game"]
     play = client.get(f"/v/{gid}", headers=sv_headers).get_data(as_text=True)
-    assert "Strategiska hamnar" in play and "Avsluta turen" in play and "Tärningslogg" in play
+    # A turn is a "drag" (shared/design/ux.md), the sides one pair of names on every page.
+    assert "Strategiska hamnar" in play and "Avsluta draget" in play and "Tärningslogg" in play
+    assert "tur" not in re.sub(r"<[^>]+>", " ", play).split()
     blocks = re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', play, re.S)
     data = json.dumps([json.loads(b) for b in blocks], ensure_ascii=False)
-    assert "Skånska sidan" in data and "Själländska sidan" in data  # the ruleset's names tables
-    assert '"vs.your_turn": "Din tur"' in play  # the scripts' words block
+    assert '"sv": "Skåne"' in data and '"sv": "Själland"' in data  # the ruleset's names tables
+    assert "Skånska sidan" not in data and "Själländska" not in data
+    assert '"vs.your_turn": "Ditt drag"' in play  # the scripts' words block
+    computer = client.post("/api/vestorsjo/games", json={"opponent": "computer", "dice": "server", "level": "strong"})
+    page = client.get(f"/v/{computer.get_json()['game']}", headers=sv_headers).get_data(as_text=True)
+    assert "Själland spelas av datorn (stark)." in page
     refused = client.post(
         f"/api/games/{gid}/actions",
         json={"action": {"type": "move", "piece": "nope", "to": "F12"}},
