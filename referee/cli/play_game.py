@@ -148,7 +148,8 @@ class ScriptGame:
 
     def _answer(self, line: Line, exc: RulesError | None, **more: Any) -> dict[str, Any]:
         """Return a line's record, counting it if it is not what the line expects."""
-        met = line.expect.met_by(None if exc is None else str(exc.message), None if exc is None else exc.code)
+        refusal, code = (None, None) if exc is None else (str(exc.message), exc.code)
+        met = line.expect.met_by(refusal, code, more.get("effects"))
         self.unexpected += not met
         answer = {"ok": True} if exc is None else _refusal(exc)
         return {"line": line.number, **answer, **more, "as_expected": met}
@@ -211,17 +212,32 @@ class ScriptGame:
         """Yield the line's own events, then each automatic move's, as stored; `ends`: the version after each."""
         stored = self.store.events_since(GAME_ID, before)
         self.versions.seen.clear()
-        yield self._answer(line, None, events=_dicts(e for e in stored if e.seq <= ends[0]))
+        own = [e for e in stored if e.seq <= ends[0]]
+        state = self.state
+        said, state = self._effects(state, own)
+        yield self._answer(line, None, events=_dicts(own), **said)
         for start, end in itertools.pairwise(ends):
             move = [e for e in stored if start < e.seq <= end]
             if move:
-                yield {"line": line.number, "automatic": True, "by": move[0].by, "events": _dicts(move)}
+                said, state = self._effects(state, move)
+                yield {"line": line.number, "automatic": True, "by": move[0].by, "events": _dicts(move), **said}
         for refusal in self.refusals.found:
             # Play.follow stops at a refused automatic move (a bug of the mode): the run fails.
             self.unexpected += 1
             yield {"line": line.number, "automatic": True, **_refusal(refusal), "as_expected": False}
         self.refusals.found.clear()
         self._refresh()
+
+    def _effects(self, state: Any, events: list[Any]) -> tuple[dict[str, Any], Any]:
+        """Return {"effects": what these events did} (the mode's `effects`, if it has one) and the state after them."""
+        if self.mode.effects is None or not events:
+            return {}, state
+        if state is None:  # the game's creation: nothing before it to compare with
+            return {}, self.mode.replay(events)
+        after = state
+        for event in events:
+            after = self.mode.fold(after, event)
+        return {"effects": self.mode.effects(state, after)}, after
 
     def _pass_time(self, number: int, until: float) -> Iterator[dict[str, Any]]:
         """Move the clock to `until`, letting the round clock act at each deadline on the way, as the server's."""

@@ -31,29 +31,36 @@ class BadLine(Exception):
 
 @dataclass(frozen=True)
 class Expect:
-    """What a line expects: accepted, or refused (with a part of the refusal's text, or its error code)."""
+    """What a line expects: accepted (with effects, if named), or refused (with a part of its text, or its code)."""
 
     refused: bool = False
     text: str | None = None
     error: str | None = None
+    effects: Any = None
+    """The part of the accepted action's effects (the mode's `effects`) that must be as given."""
 
     @classmethod
     def parse(cls, value: Any) -> Expect:
-        """Read an `expect` field: "ok", "refused", or {"refused": "text part", "error": "code"}."""
+        """Read an `expect` field: "ok", "refused", {"refused": "text part", "error": "code"} or {"effects": {...}}."""
         if value is None or value == "ok":
             return cls()
         if value == "refused":
             return cls(refused=True)
+        if isinstance(value, Mapping) and set(value) == {"effects"} and isinstance(value["effects"], Mapping):
+            return cls(effects=value["effects"])
         if isinstance(value, Mapping) and value and set(value) <= {"refused", "error"}:
             text, error = value.get("refused"), value.get("error")
             if (text is None or isinstance(text, str)) and (error is None or isinstance(error, str)):
                 return cls(True, text, error)
-        raise BadLine('expect is "ok", "refused", or {"refused": "a part of the refusal", "error": "its code"}')
+        raise BadLine(
+            'expect is "ok", "refused", {"refused": "a part of the refusal", "error": "its code"}'
+            ' or {"effects": {what the action did}}'
+        )
 
-    def met_by(self, refusal: str | None, error: str | None) -> bool:
-        """Tell whether an answer (None: accepted) is what was expected."""
+    def met_by(self, refusal: str | None, error: str | None, effects: Any = None) -> bool:
+        """Tell whether an answer (None: accepted, with these effects) is what was expected."""
         if refusal is None:
-            return not self.refused
+            return not self.refused and (self.effects is None or outcome_matches(self.effects, effects))
         return (
             self.refused and (self.text is None or self.text in refusal) and (self.error is None or self.error == error)
         )
@@ -134,11 +141,20 @@ def _line_from(number: int, data: dict[str, Any], expect: Expect) -> Line:
 
 
 def outcome_matches(expected: Any, outcome: Any) -> bool:
-    """Tell whether an outcome (as JSON) has every field the expected one names, with its value."""
+    """Tell whether an outcome or effects (as JSON) have every field the expected ones name, with its value.
+
+    A list matches a list as long, item by item (so a roll names only the fields it checks).
+    """
     if isinstance(expected, Mapping):
         return isinstance(outcome, Mapping) and all(
             k in outcome and outcome_matches(v, outcome[k]) for k, v in expected.items()
         )
+    if isinstance(expected, list):
+        return (
+            isinstance(outcome, list) and len(expected) == len(outcome) and all(map(outcome_matches, expected, outcome))
+        )
+    if isinstance(expected, bool) or isinstance(outcome, bool):
+        return expected is outcome  # true is not 1
     return bool(expected == outcome)
 
 

@@ -115,6 +115,9 @@ class GameMode:
     """The seq of the snapshot a new one may take its earlier `snapshot_grows` entries from, or 0."""
     event_from_dict: Callable[[Mapping[str, Any]], Any] = Event.from_dict
     """Rebuild a stored event."""
+    effects: Callable[[Any, Any], JSON] | None = None
+    """What the events from one state to a later one did, as JSON (`referee play` prints it, a
+    play file's `expect` checks it): the dice and their results, say; None: the mode tells nothing."""
     sides: dict[str, Any] = field(default_factory=dict)
     """What other layers add to the mode, by layer (the web layer's pages under "web")."""
 

@@ -368,3 +368,42 @@ def test_a_vestorsjo_game_on_the_real_map_from_a_file() -> None:
     refused = next(r for r in records if r.get("line") == 8)
     assert refused["ok"] is False and "no undo past a roll" in refused["refused"]
     assert records[-1]["outcome"]["winner"] == "scania" and records[-1]["outcome"]["reason"] == "surrender"
+
+
+def test_a_vestorsjo_file_checks_what_each_roll_did() -> None:
+    """Each accepted line prints its effects (dice, hits, sinkings, removals, port counters); `expect` checks them."""
+    text = (FIXTURES / "vestorsjo_rolls.jsonl").read_text(encoding="utf-8")
+    code, records = play(text, "vestorsjo")
+    assert code == 0, [r for r in records if not r.get("as_expected", True)]
+    attack = next(r for r in records if r.get("line") == 7)
+    assert attack["effects"]["rolls"] == [
+        {
+            "piece": "scania.corvette-3",
+            "target": "zealand.submarine-1",
+            "table": "ship_attacks_submarine",
+            "distance": 0,
+            "damage": 0,
+            "pips": 6,
+            "hits": 1,
+            "sunk": True,
+        }
+    ]
+    # A check that does not hold fails the run, and says which line.
+    right = '"damage": 0, "hits": 2, "sunk": true}], "pieces": {"zealand.frigate-1"'
+    wrong = text.replace(right, '"hits": 1}], "pieces": {"zealand.frigate-1"')
+    assert wrong != text
+    code, records = play(wrong, "vestorsjo")
+    assert code == 1 and [r["line"] for r in records if r.get("as_expected") is False] == [8]
+    # true is not 1, and a list is matched item by item, as long as the effects' own.
+    one = text.replace('{"hits": 1, "sunk": true}}', '{"hits": 1, "sunk": 1}}')
+    assert one != text
+    assert play(one, "vestorsjo")[0] == 1
+    two = text.replace('"rolls": [{"table": "ship_attacks', '"rolls": [{}, {"table": "ship_attacks')
+    assert two != text
+    assert play(two, "vestorsjo")[0] == 1
+
+
+def test_an_effects_expectation_is_an_object() -> None:
+    code, records = play(lines({"by": "player:A", "action": {"type": "resign"}, "expect": {"effects": 3}}))
+    bad = next(r for r in records if r.get("line") == 1)
+    assert code == 1 and bad["error"] == "bad_line" and '{"effects"' in bad["refused"]

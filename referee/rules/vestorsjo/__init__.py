@@ -18,6 +18,7 @@ from typing import Any
 from ..events import Event, log_state_to_dict
 from ..modes import GameMode
 from .board import Board, map_problems, read_board, start_problems
+from .effects import effects
 from .hexes import Edge, Hex, Vertex
 from .moves import (
     BINDINGS,
@@ -73,6 +74,7 @@ GAME = _Vestorsjo(
     automatic=automatic,
     slow_kinds=SLOW_KINDS,
     snapshot_to_dict=functools.partial(log_state_to_dict, log=False, messages=True),
+    effects=effects,
 )
 
 # The mode's moves by name, for scripts and tests that play Vestorsjø alone.
@@ -106,6 +108,7 @@ __all__ = [
     "audiences",
     "automatic",
     "create",
+    "effects",
     "end_turn_problem",
     "fire_problem",
     "fold",

@@ -115,9 +115,10 @@ class State:
     round: int = 1
     acts: list[Done] = field(default_factory=list)
     held: dict[str, int] = field(default_factory=dict)
-    """Each strategic port's count of round ends in a row with an enemy warship in it."""
+    """Each strategic port's count of holds in a row by an enemy warship (ruleset `holds_counted`: after
+    each turn of the port's side, or at each round's end)."""
     taken: dict[str, bool] = field(default_factory=dict)
-    """Whether each side has held an enemy strategic port at the end of some round."""
+    """Whether each side has had a hold of an enemy strategic port counted."""
     rolls: list[Roll] = field(default_factory=list)
     undone: dict[int, int] = field(default_factory=dict)
     """This turn's undone moves: their seq -> the seq of the undo. Emptied when the turn ends (its
