@@ -190,3 +190,25 @@ def test_surrender_ends_the_game(client: FlaskClient) -> None:
     assert done.status_code == 200, done.get_json()
     outcome = done.get_json()["view"]["outcome"]
     assert outcome["winner"] == "zealand" and outcome["reason"] == "surrender"
+
+
+def test_the_hosts_page_hears_when_the_friend_takes_the_seat(app: Flask) -> None:
+    """The invite's QR code goes from the host's page as the friend's phone opens it, without a reload."""
+    host = app.test_client()
+    made = create(host, opponent="friend")
+    gid, link = made["game"], made["links"]["join"]["zealand"]
+    assert 'id="vs-invite"' in host.get(f"/v/{gid}").get_data(as_text=True)
+    host_socket = socketio.test_client(app, flask_test_client=host)
+    assert host_socket.emit("resync", {"game": gid, "seq": 0}, callback=True)["view"]["role"] == "player:scania"
+    host_socket.get_received()
+    join(app, link)
+    heard = [m["args"][0] for m in host_socket.get_received() if m["name"] == "seats"]
+    assert heard == [{"taken": "zealand"}]
+    assert 'id="vs-invite"' not in host.get(f"/v/{gid}").get_data(as_text=True)
+    # A second tap on the spent link takes no seat, and says so without naming a referee.
+    stranger = app.test_client()
+    first = stranger.get(link.split("localhost", 1)[1])
+    refused = stranger.get(first.headers["Location"], headers={"Accept-Language": "en"})
+    assert refused.status_code == 403 and "Ask whoever gave it to you" in refused.get_data(as_text=True)
+    assert "ask the referee" not in refused.get_data(as_text=True).lower()
+    assert not [m for m in host_socket.get_received() if m["name"] == "seats"]

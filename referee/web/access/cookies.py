@@ -8,6 +8,7 @@ from collections import OrderedDict
 from typing import cast
 from urllib.parse import urlencode
 
+from blinker import Namespace
 from flask import Flask, abort, current_app, g, redirect, request, session
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from sqlalchemy import Table, select
@@ -35,6 +36,10 @@ from referee.web.extensions import db
 tokens_t = cast(Table, Token.__table__)
 devices_t = cast(Table, Device.__table__)
 games_t = cast(Table, Game.__table__)
+
+
+seat_joined = Namespace().signal("seat-joined")
+"""Sent (game_id=, seat=), in the request, when a phone takes a seat by its link: the host's page stops inviting."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -208,6 +213,8 @@ def exchange_url_token() -> Response | None:
                 limiter().fail(key)
                 return _refuse_link(403)
             set_token_cookie(response, cookie_name(TokenKind.DEVICE, info.game_id), device.token)
+            if info.kind is TokenKind.SEAT_JOIN:
+                seat_joined.send(None, game_id=info.game_id, seat=info.subject)
         return response
     touch_token(db.engine, info, force=True)
     set_token_cookie(response, cookie_name(info.kind, info.game_id), raw)
@@ -239,7 +246,13 @@ def show_link_refusal() -> None:
         abort(
             429, description=_("Too many wrong links from this device. Wait a minute and try again."), retry_after=wait
         )
-    abort(403, description=_("This link is not valid any more. Ask the referee for a new one."))
+    abort(
+        403,
+        description=_(
+            "This link is not valid any more: it was used, or a newer one replaced it."
+            " Ask whoever gave it to you for a new one."
+        ),
+    )
 
 
 def clear_bad_cookies(response: Response) -> Response:

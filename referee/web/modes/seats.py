@@ -17,6 +17,8 @@ from werkzeug.exceptions import TooManyRequests
 from werkzeug.wrappers import Response
 
 from referee.push import sockets
+from referee.store import StoreError
+from referee.web import modes
 from referee.web.access import (
     FailureLimiter,
     TokenKind,
@@ -31,7 +33,8 @@ from referee.web.access import (
     seat_taken,
     set_token_cookie,
 )
-from referee.web.extensions import db
+from referee.web.access.cookies import seat_joined
+from referee.web.extensions import db, socketio
 from referee.web.links import join_token
 
 
@@ -99,3 +102,18 @@ def with_device_cookies(response: Response, game_id: str, devices: dict[str, str
     for raw in devices.values():
         set_token_cookie(response, cookie_name(TokenKind.DEVICE, game_id), raw)
     return response
+
+
+@seat_joined.connect
+def tell_seat_taken(_sender: object, *, game_id: str, seat: str) -> None:
+    """To every screen of the game (through the message queue, if any): a phone took this seat (`seats`).
+
+    The host's page then stops showing the invite to it. Languages do not matter: it holds no words.
+    """
+    try:
+        state, _version = db.store.load(game_id)
+    except StoreError:
+        return  # the seat is taken all the same; the host's page says so after a reload
+    for role in modes.of(state).push_roles(state):
+        for lang in current_app.config["LANGUAGES"]:
+            socketio.emit("seats", {"taken": seat}, to=sockets.room_of(game_id, role, lang))

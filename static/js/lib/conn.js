@@ -320,6 +320,7 @@ export class Connection extends EventTarget {
     socket.on('events', (msg) => this._onEvents(msg));
     socket.on('store', (msg) => this._onStore(msg));
     socket.on('screens', (msg) => this._emit('screens', msg || {}));
+    socket.on('seats', (msg) => this._emit('seats', msg || {}));
 
     if (typeof document !== 'undefined') document.addEventListener('visibilitychange', this._onVisible);
     if (typeof window !== 'undefined') {

@@ -403,6 +403,11 @@ function start() {
 
   const conn = connectPage({ game: page.game, initialSeq: page.seq ?? -1 }, { say: ctx.say, onView: receive, refusedKey: 'vs.refused' });
   ctx.conn = conn;
+  // The friend's phone took the Zealand seat: the invite (a QR code that now opens only the projector) goes.
+  conn.on('seats', ({ taken }) => {
+    const invite = document.getElementById('vs-invite');
+    if (invite && taken === 'zealand') invite.hidden = true;
+  });
 
   function receive(v) {
     if (!v || v.mode !== 'vestorsjo') return;
