@@ -150,6 +150,13 @@ def test_a_short_pass_and_play_game(playwright_api: Any, server: Server, device:
             expect(page.locator("#result")).to_contain_text("hand the tablet over")
             expect(page.locator("#vs-acts .vs-act:not(.is-used)")).to_have_count(4)
             expect(page.locator("#vs-info .vs-chip").first).to_be_attached()
+            # What Scania did, for Zealand to see: on the board and in words.
+            expect(page.locator("#vs-trail .vs-trail.is-last.is-move")).to_have_count(1)
+            expect(page.locator("#vs-trail .vs-trail.is-last.is-shot")).to_have_count(1)
+            drags = page.locator("#vs-drags")
+            expect(drags.locator(".vs-drag-title")).to_have_text("■ Scania's last drag")
+            expect(drags.locator("li").first).to_have_text(f"Scania corvette 1: {start} → O19")
+            expect(drags.locator("li").nth(1)).to_contain_text("Scania destroyer fired at Zealand frigate 1 · 4 hexes")
             shot(7, "zealand-turn")
 
             # ------------------------------------------------ 6. surrender

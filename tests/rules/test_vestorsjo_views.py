@@ -11,7 +11,7 @@ from .vestorsjo_maps import Game, ruleset_data
 
 KEYS = {
     "mode", "version", "role", "me", "ruleset", "dice", "sides", "board", "pieces", "turn", "round", "actions_used",
-    "actions_left", "this_turn", "taken", "rolls", "undone", "skipped", "outcome", "actions",
+    "actions_left", "this_turn", "last_turn", "taken", "rolls", "undone", "skipped", "outcome", "actions",
 }  # fmt: skip
 
 
@@ -74,3 +74,24 @@ def test_the_package_is_a_game_mode() -> None:
     assert {r.to_str() for r in mode.audiences(g.state)} == {"referee", "public", "player:scania", "player:zealand"}
     rs = mode.read_ruleset(ruleset_data())
     assert rs.summary().startswith("Vestorsjø (vestorsjo): map oresund; Scania first")
+
+
+def test_the_drag_that_ended_last_is_in_the_view() -> None:
+    """After the hand-over (or the computer's drag) the side to move sees what the other side did."""
+    g = Game()
+    start = g.piece("scania.frigate-1").place
+    to = sorted(v.move_targets(g.state, g.piece("scania.frigate-1")))[0]
+    g.move("scania.frigate-1", to)
+    g.fire("scania.destroyer", "zealand.frigate-1", 6)
+    now = v.view_for(g.state, "player:scania", 0.0)
+    assert [a["kind"] for a in now["this_turn"]] == ["move", "fire"] and now["last_turn"] == []
+    g.end()
+    seen = v.view_for(g.state, "player:zealand", 0.0)
+    assert seen["this_turn"] == []
+    move, shot = seen["last_turn"]
+    assert (move["kind"], move["piece"], move["origin"], move["to"]) == ("move", "scania.frigate-1", start, to)
+    assert (shot["kind"], shot["piece"], shot["to"]) == ("fire", "scania.destroyer", "zealand.frigate-1")
+    assert shot["seq"] == seen["rolls"][-1]["seq"]
+    # Zealand passed: what Scania sees of its drag is that nothing was done.
+    g.end()
+    assert v.view_for(g.state, "player:scania", 0.0)["last_turn"] == []

@@ -479,9 +479,9 @@ def _piece_field(f: Fields, key: str) -> str:
     return f.text(key, limit=40)
 
 
-def _record(state: State, event: Event, piece: Piece, kind: str, origin: str = "") -> None:
+def _record(state: State, event: Event, piece: Piece, kind: str, origin: str = "", to: str = "") -> None:
     piece.done.append(kind)
-    state.acts.append(Done(event.seq, kind, piece.id, origin))
+    state.acts.append(Done(event.seq, kind, piece.id, origin, to))
 
 
 def _move(state: State, event: Event, role: Role) -> None:
@@ -500,7 +500,7 @@ def _move(state: State, event: Event, role: Role) -> None:
     origin = piece.place if piece else ""
     assert piece is not None
     piece.place = to
-    _record(state, event, piece, MOVE, origin)
+    _record(state, event, piece, MOVE, origin, to)
 
 
 def _die(state: State, event: Event, f: Fields) -> tuple[int, bool, dict[str, Any]]:
@@ -542,7 +542,7 @@ def _strike(
             sunk_now,
         )
     )
-    _record(state, event, shooter, kind)
+    _record(state, event, shooter, kind, to=target.id)
     return bound
 
 
@@ -577,7 +577,7 @@ def _end_turn(state: State, event: Event, role: Role) -> None:
             piece.removed = True  # its last turn is over
         piece.before = piece.hits  # what the enemy's next turn does to it counts only after it
         piece.done = []
-    state.acts = []
+    state.last_turn, state.acts = state.acts, []
     state.undone = {}  # the turn's moves stand now: only the log remembers what was taken back
     state.turn = other(side)
     if state.ruleset.holds_counted == "enemy_turn":
@@ -761,6 +761,7 @@ def _clone(state: State) -> State:
         state,
         pieces=pieces,
         acts=list(state.acts),
+        last_turn=list(state.last_turn),
         held=dict(state.held),
         taken=dict(state.taken),
         rolls=list(state.rolls),

@@ -69,6 +69,8 @@ class Done:
     piece: str
     origin: str = ""
     """Where a moved piece stood before (undo puts it back)."""
+    to: str = ""
+    """Where a moved piece went, or whom a shot or an attack was aimed at."""
 
 
 @dataclass
@@ -114,6 +116,9 @@ class State:
     turn: str
     round: int = 1
     acts: list[Done] = field(default_factory=list)
+    last_turn: list[Done] = field(default_factory=list)
+    """The actions of the drag that ended last (the other side's): each side sees on the board what
+    the other did while it looked away (the tablet handed over, the computer's drag)."""
     held: dict[str, int] = field(default_factory=dict)
     """Each strategic port's count of holds in a row by an enemy warship (ruleset `holds_counted`: after
     each turn of the port's side, or at each round's end)."""

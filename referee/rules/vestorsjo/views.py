@@ -134,6 +134,7 @@ def view_for(state: State, role: Role | str, now: float = 0.0) -> JSON:
         "actions_used": len(state.acts),
         "actions_left": state.actions_left() if state.outcome is None else 0,
         "this_turn": [encode(a) for a in state.acts],
+        "last_turn": [encode(a) for a in state.last_turn],
         "taken": dict(state.taken),
         "rolls": [encode(r) for r in state.rolls],
         "undone": sorted(state.undone),

@@ -328,3 +328,44 @@ export function keepLabelsIn(group, box, unit) {
     if (anchor === 'start' && b.x + b.width > right) { text.setAttribute('text-anchor', 'end'); text.setAttribute('x', (off - shift).toFixed(2)); }
   }
 }
+
+/**
+ * The drags on the board: each move as a dashed line from where the piece stood (a ghost ring
+ * there) to where it went, each shot or attack as a line from the shooter to its target. `acts`:
+ * [{kind, piece, origin, to}] of one side's drag, in order; `kind` of the layer: 'is-last' (the
+ * other side's drag that ended last) or 'is-now' (the drag under way).
+ */
+export function drawTrail(layer, view, acts, unit, side, kind) {
+  const nodes = [];
+  const placeOf = (id) => view.pieces.find((p) => p.id === id)?.place || null;
+  acts.forEach((a, i) => {
+    const cls = `vs-trail ${kind} side-${side}`;
+    if (a.kind === 'move' && a.origin && a.to) {
+      const [x0, y0] = placeXY(a.origin, unit);
+      const [x1, y1] = placeXY(a.to, unit);
+      nodes.push(svgEl('g', { class: `${cls} is-move`, 'data-trail': a.piece },
+        svgEl('circle', { class: 'vs-trail-ghost', cx: x0.toFixed(2), cy: y0.toFixed(2), r: (unit * 0.3).toFixed(2) }),
+        svgEl('line', { x1: x0.toFixed(2), y1: y0.toFixed(2), x2: x1.toFixed(2), y2: y1.toFixed(2) })));
+      return;
+    }
+    if (!a.to) return;
+    // Where the shooter stood when it fired: before any later move of its own in the drag.
+    const later = acts.slice(i + 1).find((b) => b.kind === 'move' && b.piece === a.piece);
+    const from = later ? later.origin : placeOf(a.piece);
+    const at = placeOf(a.to);
+    if (!from || !at) return;
+    const [x0, y0] = placeXY(from, unit);
+    const [x1, y1] = placeXY(at, unit);
+    nodes.push(svgEl('g', { class: `${cls} is-shot`, 'data-trail': a.piece },
+      svgEl('line', { x1: x0.toFixed(2), y1: y0.toFixed(2), x2: x1.toFixed(2), y2: y1.toFixed(2) }),
+      svgEl('circle', { class: 'vs-trail-hit', cx: x1.toFixed(2), cy: y1.toFixed(2), r: (unit * 0.46).toFixed(2) })));
+  });
+  layer.replaceChildren(...nodes);
+}
+
+/** The side whose drag `last_turn` is: the one not to move now (or, the game over, the one that moved last). */
+export function lastSide(view) {
+  if (view.turn) return view.turn === 'scania' ? 'zealand' : 'scania';
+  const last = view.last_turn[0];
+  return last ? (view.pieces.find((p) => p.id === last.piece)?.side || 'scania') : 'scania';
+}

@@ -18,6 +18,7 @@ import { connectPage } from '../lib/conn.js';
 import { t } from '../lib/i18n.js';
 import { el, $, resultLine } from '../lib/dom.js';
 import { BoardView, SIDE_GLYPH, drawMoves, drawPieces, drawTags, hexXY, keepLabelsIn, nearest, pieceNumber, placeXY, regionOf, standing } from './board.js';
+import { paintDrags } from './drags.js';
 import { Words } from './words.js';
 
 const KIND_OF = { fire: 'fire', attack_submarine: 'attack_submarine' };
@@ -445,6 +446,7 @@ function start() {
     board.render();
     paintInfo(ctx);
     paintPorts(ctx);
+    paintDrags(ctx.view, ctx.words, ctx.unit);
     paintLog(ctx);
     paintEnd(ctx);
     bar.render();

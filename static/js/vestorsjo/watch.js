@@ -5,6 +5,7 @@ import { connectPage } from '../lib/conn.js';
 import { t } from '../lib/i18n.js';
 import { el, $ } from '../lib/dom.js';
 import { BoardView, SIDE_GLYPH, drawPieces, drawTags, hexXY, keepLabelsIn } from './board.js';
+import { paintDrags } from './drags.js';
 import { Words } from './words.js';
 
 function start() {
@@ -37,6 +38,7 @@ function start() {
       tags.push({ x, y: y + U * 0.95, text: `${SIDE_GLYPH[port.holder]} ${port.held}/${port.needed}`, kind: `is-hold side-${port.holder}` });
     }
     drawTags(tagsLayer, tags);
+    paintDrags(view, words, U);
     const turn = view.turn;
     const mark = $('vs-turn-mark');
     mark.className = `vs-side-mark side-${turn || 'none'}`;
