@@ -306,26 +306,70 @@ export function nearest(x, y, candidates) {
 }
 
 /**
- * Keep the port names inside the board: a name that would run off its edge at this zoom is put
- * on the other side of its port (names keep their size on screen, so this changes with the zoom).
+ * Place the port names so that none runs off the board, over another name, or under a piece.
+ * Names keep their size on screen, so this runs again at every zoom (and after every view: pieces
+ * move). Each name tries its own side of the port first, then the other side, then below and
+ * above the hex; strategic ports and forts choose first. A minor port's name that finds no free
+ * place is hidden until the zoom gives it one; a strategic one keeps its own place.
+ * `pieces`: the places of the standing pieces (hexes and corners), or none.
  */
-export function keepLabelsIn(group, box, unit) {
-  // What is on screen: the board, or more of the page's width when the whole board is shown.
+export function keepLabelsIn(group, box, unit, pieces = []) {
+  // What is on screen: the view, where it is set (a name may stand beyond the map's edge, but not
+  // beyond the screen's).
   const vb = group.ownerSVGElement?.viewBox?.baseVal;
-  const left = vb && vb.width ? Math.min(box[0], vb.x) : box[0];
-  const right = vb && vb.width ? Math.max(box[0] + box[2], vb.x + vb.width) : box[0] + box[2];
-  for (const text of group.querySelectorAll('text[data-port]')) {
-    if (!text.dataset.x) { text.dataset.x = text.getAttribute('x'); text.dataset.anchor = text.getAttribute('text-anchor'); }
+  const left = vb && vb.width ? vb.x : box[0];
+  const right = vb && vb.width ? vb.x + vb.width : box[0] + box[2];
+  const blocked = pieces.map((place) => {
+    const [x, y] = placeXY(place, unit);
+    const r = unit * (place.includes('/') ? 0.25 : 0.4);
+    return { x: x - r, y: y - r, width: 2 * r, height: 2 * r };
+  });
+  const overlaps = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  const texts = [...group.querySelectorAll('text[data-port]')];
+  const rank = (t) => (t.classList.contains('is-strategic') ? 0 : t.classList.contains('is-fort') ? 1 : 2);
+  texts.sort((a, b) => rank(a) - rank(b));
+  const placed = [];
+  for (const text of texts) {
+    if (!text.dataset.x) {
+      text.dataset.x = text.getAttribute('x');
+      text.dataset.y = text.getAttribute('y');
+      text.dataset.anchor = text.getAttribute('text-anchor');
+    }
+    const x = Number(text.dataset.x);
+    const y = Number(text.dataset.y);
     const anchor = text.dataset.anchor;
-    if (anchor === 'middle') continue;
-    text.setAttribute('x', text.dataset.x);
+    // The port's hex centre, from where its name was put (referee/web/modes/vestorsjo/board.py).
+    const cx = anchor === 'start' ? x - unit * 0.62 : anchor === 'end' ? x + unit * 0.62 : x;
+    const cy = anchor === 'middle' ? y - unit * 0.95 : y;
+    const east = ['start', cx + unit * 0.62, cy];
+    const west = ['end', cx - unit * 0.62, cy];
+    const below = ['middle', cx, cy + unit * 0.95];
+    const above = ['middle', cx, cy - unit * 0.78];
+    const tries = anchor === 'start' ? [east, west, below, above] : anchor === 'end' ? [west, east, below, above] : [below, above, east, west];
+    text.removeAttribute('display');
+    let chosen = null;
+    // A strategic port's name must be read: when nothing else is free it may stand over pieces,
+    // then over another name, rather than off the screen.
+    const rounds = rank(text) === 0 ? [[placed, blocked], [placed], []] : [[placed, blocked]];
+    for (const obstacles of rounds) {
+      for (const [a, tx, ty] of tries) {
+        text.setAttribute('text-anchor', a);
+        text.setAttribute('x', tx.toFixed(2));
+        text.setAttribute('y', ty.toFixed(2));
+        let b;
+        try { b = text.getBBox(); } catch { b = null; }
+        if (!b) { chosen = true; break; }
+        const inside = b.x >= left && b.x + b.width <= right;
+        if (inside && !obstacles.some((boxes) => boxes.some((q) => overlaps(b, q)))) { chosen = b; break; }
+      }
+      if (chosen) break;
+    }
+    if (chosen) { if (chosen !== true) placed.push(chosen); continue; }
+    if (rank(text) > 0) { text.setAttribute('display', 'none'); continue; }
     text.setAttribute('text-anchor', anchor);
-    let b;
-    try { b = text.getBBox(); } catch { continue; }
-    const off = Number(text.dataset.x);
-    const shift = unit * 1.24;
-    if (anchor === 'end' && b.x < left) { text.setAttribute('text-anchor', 'start'); text.setAttribute('x', (off + shift).toFixed(2)); }
-    if (anchor === 'start' && b.x + b.width > right) { text.setAttribute('text-anchor', 'end'); text.setAttribute('x', (off - shift).toFixed(2)); }
+    text.setAttribute('x', String(x));
+    text.setAttribute('y', String(y));
+    try { placed.push(text.getBBox()); } catch { /* not laid out */ }
   }
 }
 
@@ -368,4 +412,48 @@ export function lastSide(view) {
   if (view.turn) return view.turn === 'scania' ? 'zealand' : 'scania';
   const last = view.last_turn[0];
   return last ? (view.pieces.find((p) => p.id === last.piece)?.side || 'scania') : 'scania';
+}
+
+/**
+ * What a port takes, drawn in its hex (board units, so it grows with the zoom): the letter of
+ * the largest class its depth admits, low on the left, and a ringed U, low on the right, where
+ * submarines are safe. `letter(cls)` is the page's letter of a class.
+ */
+export function drawPortMarks(layer, view, unit, letter) {
+  const nodes = [];
+  for (const port of view.board.ports) {
+    const [x, y] = hexXY(port.hex, unit);
+    const low = y + unit * 0.26;
+    nodes.push(svgEl('g', { class: `vs-depth depth-${port.depth}`, 'data-depth': port.name },
+      svgEl('rect', { x: (x - unit * 0.36).toFixed(2), y: (low - unit * 0.13).toFixed(2), width: (unit * 0.26).toFixed(2), height: (unit * 0.26).toFixed(2), rx: (unit * 0.05).toFixed(2) }),
+      svgEl('text', { x: (x - unit * 0.23).toFixed(2), y: (low + unit * 0.085).toFixed(2), text: letter(port.depth) })));
+    if (port.safe) {
+      nodes.push(svgEl('g', { class: 'vs-safe', 'data-safe': port.name },
+        svgEl('circle', { cx: (x + unit * 0.23).toFixed(2), cy: low.toFixed(2), r: (unit * 0.14).toFixed(2) }),
+        svgEl('text', { x: (x + unit * 0.23).toFixed(2), y: (low + unit * 0.08).toFixed(2), text: letter('submarine') })));
+    }
+  }
+  layer.replaceChildren(...nodes);
+}
+
+/**
+ * Range rings around a ship: the hexes at 1, 2, … `reach` steps lie on hexagons through their
+ * centres (pointy-top hexes neighbour at 0°, 60°, … 300°), each numbered on its corner up and to the right.
+ */
+export function drawRange(layer, place, reach, unit) {
+  if (!place || !reach || place.includes('/')) { layer.replaceChildren(); return; }
+  const [cx, cy] = hexXY(place, unit);
+  const nodes = [];
+  for (let d = 1; d <= reach; d++) {
+    const pts = [];
+    for (let k = 0; k < 6; k++) {
+      const a = (Math.PI / 3) * k;
+      pts.push(`${(cx + d * unit * Math.cos(a)).toFixed(2)},${(cy + d * unit * Math.sin(a)).toFixed(2)}`);
+    }
+    nodes.push(svgEl('polygon', { class: d === reach ? 'vs-range is-reach' : 'vs-range', points: pts.join(' ') }));
+    // Numbered on the corner up and to the right (port names stand east and west of their hexes).
+    const a = -Math.PI / 3;
+    nodes.push(svgEl('text', { class: 'vs-range-n', x: (cx + d * unit * Math.cos(a)).toFixed(2), y: (cy + d * unit * Math.sin(a) + unit * 0.12).toFixed(2), text: String(d) }));
+  }
+  layer.replaceChildren(...nodes);
 }

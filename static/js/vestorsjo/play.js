@@ -17,7 +17,7 @@
 import { connectPage } from '../lib/conn.js';
 import { t } from '../lib/i18n.js';
 import { el, $, resultLine } from '../lib/dom.js';
-import { BoardView, SIDE_GLYPH, drawMoves, drawPieces, drawTags, hexXY, keepLabelsIn, nearest, pieceNumber, placeXY, regionOf, standing } from './board.js';
+import { BoardView, SIDE_GLYPH, drawPortMarks, drawRange, drawMoves, drawPieces, drawTags, hexXY, keepLabelsIn, nearest, pieceNumber, placeXY, regionOf, standing } from './board.js';
 import { paintDrags } from './drags.js';
 import { Words } from './words.js';
 
@@ -151,6 +151,9 @@ function mountBoard(ctx) {
   const layers = { moves: $('vs-moves'), pieces: $('vs-pieces'), tags: $('vs-tags') };
   const labels = $('vs-labels');
   const coords = $('vs-coords');
+  // The names over the pieces (under the chances): placed clear of them, or, a strategic port's
+  // with no free place, readable over them (keepLabelsIn).
+  layers.pieces.after(labels);
   let fitted = false;
 
   function onZoom(ppu) {
@@ -158,7 +161,18 @@ function mountBoard(ctx) {
     coords.setAttribute('font-size', (11 / ppu).toFixed(3));
     layers.tags.setAttribute('font-size', (14 / ppu).toFixed(3));
     svg.classList.toggle('is-far', ppu * U < 30);
-    keepLabelsIn(labels, ctx.page.box, U);
+    relabel();
+  }
+
+  // The names are placed again once a frame at most (a pan or a pinch calls onZoom at every move).
+  let relabelling = false;
+  function relabel() {
+    if (relabelling) return;
+    relabelling = true;
+    requestAnimationFrame(() => {
+      relabelling = false;
+      keepLabelsIn(labels, ctx.page.box, U, standing(ctx.view).map((p) => p.place));
+    });
   }
 
   const boardView = new BoardView(svg, ctx.page.box, {
@@ -196,6 +210,10 @@ function mountBoard(ctx) {
     });
     const acts = selected ? actionsOf(view, selected) : null;
     drawMoves(layers.moves, acts?.move?.to || [], U);
+    // How far the selected ship fires now: the gunnery table's ranges for the damage it fires with.
+    const ship = selected ? pieceOf(view, selected) : null;
+    const table = ship && ship.on === 'hex' ? view.ruleset.gunnery[ship.class] : null;
+    drawRange($('vs-range'), ship && !ship.removed ? ship.place : null, table ? (table[ship.damage_for_fire] || []).length : 0, U);
     const tags = [];
     for (const [id, text] of targets) {
       const p = pieceOf(view, id);
@@ -209,6 +227,8 @@ function mountBoard(ctx) {
       tags.push({ x, y: y + U * 0.95, text: `${SIDE_GLYPH[port.holder]} ${port.held}/${port.needed}`, kind: `is-hold side-${port.holder}`, id: `hold-${port.name}` });
     }
     drawTags(layers.tags, tags);
+    drawPortMarks($('vs-portmarks'), view, U, (cls) => t(`vs.letter_${cls}`));
+    relabel();
   }
 
   $('vs-zoom-in').addEventListener('click', () => boardView.zoomBy(1.4));
