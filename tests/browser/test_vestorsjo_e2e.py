@@ -137,6 +137,21 @@ def test_a_short_pass_and_play_game(playwright_api: Any, server: Server, device:
             expect(page.locator("#result")).to_contain_text("fired at Zealand frigate 1")
             expect(page.locator("#vs-acts .vs-act.is-used")).to_have_count(2)
             expect(page.locator("#vs-undo")).to_be_hidden()  # no undo past a roll
+            # The table the roll was read from, its row (the range) and its cell (the pips) marked.
+            rolled = truth(gid)["rolls"][-1]
+            page.locator(".vs-tables-card > summary").click()
+            shot_row = page.locator('#vs-tables table[data-table="gunnery"] tr.is-shot')
+            expect(shot_row.locator("th")).to_have_attribute("aria-label", "4 hexes")
+            cell = shot_row.locator("td.is-rolled")
+            expect(cell).to_have_count(1)
+            view_rows = truth(gid)["ruleset"]["gunnery"]["destroyer"][rolled["damage"]]
+            rolled_row = view_rows[rolled["distance"] - 1].split()
+            faces = rolled_row[rolled["pips"] - 1]
+            expect(cell).to_have_text("–" if faces == "-" else faces)
+            assert page.evaluate("() => { const c = document.querySelector('.vs-tables-card');"
+                                 " return c.scrollWidth <= c.clientWidth + 1; }"), "the tables run out of their card"
+            page.screenshot(path=str(SHOTS / f"{device}-06b-tables.png"), full_page=True, timeout=60_000)
+            page.locator(".vs-tables-card > summary").click()
             if phone:  # the log is under the board: scroll down to it, and back
                 page.locator("#vs-log").scroll_into_view_if_needed()
                 shot(6, "roll-in-log")

@@ -19,6 +19,7 @@ import { t } from '../lib/i18n.js';
 import { el, $, resultLine } from '../lib/dom.js';
 import { BoardView, SIDE_GLYPH, drawPortMarks, drawRange, drawMoves, drawPieces, drawTags, hexXY, keepLabelsIn, nearest, pieceNumber, placeXY, regionOf, standing } from './board.js';
 import { paintDrags } from './drags.js';
+import { paintTables } from './tables.js';
 import { Words } from './words.js';
 
 const KIND_OF = { fire: 'fire', attack_submarine: 'attack_submarine' };
@@ -467,6 +468,7 @@ function start() {
     paintInfo(ctx);
     paintPorts(ctx);
     paintDrags(ctx.view, ctx.words, ctx.unit);
+    paintTables(ctx.view, ctx.ui, ctx.words);
     paintLog(ctx);
     paintEnd(ctx);
     bar.render();
