@@ -96,6 +96,30 @@ function tapPiece(ctx, id) {
   const { selected } = ctx.ui;
   if (selected && offersOf(ctx.view, selected).has(id)) { aimAt(ctx, selected, id); return; }
   select(ctx, selected === id ? null : id);
+  if (ctx.ui.selected === id) bringIntoView(ctx, id);
+}
+
+/** Pan (and if need be zoom out, never below a tappable size) so a piece and all it may reach are on screen. */
+function bringIntoView(ctx, id) {
+  const { view, board, unit: U } = ctx;
+  const p = pieceOf(view, id);
+  if (!p) return;
+  const acts = actionsOf(view, id);
+  const places = [p.place, ...(acts.move?.to || [])];
+  for (const tid of offersOf(view, id).keys()) { const q = pieceOf(view, tid); if (q) places.push(q.place); }
+  const region = regionOf(places, U);
+  const [w, h] = board.size();
+  const pad = U * 0.8;
+  const fitsAt = (ppu) => (region[2] - region[0] + 2 * pad) * ppu <= w && (region[3] - region[1] + 2 * pad) * ppu <= h;
+  const vw = w / board.ppu;
+  const vh = h / board.ppu;
+  const inView = region[0] - pad >= board.cx - vw / 2 && region[2] + pad <= board.cx + vw / 2
+    && region[1] - pad >= board.cy - vh / 2 && region[3] + pad <= board.cy + vh / 2;
+  if (inView) return;
+  board.touched = true;
+  if (fitsAt(board.ppu)) { board.centreOn((region[0] + region[2]) / 2, (region[1] + region[3]) / 2); return; }
+  // A tappable hex is 36 px: zoom out that far at most, else the piece and its nearest reach.
+  board.fit(region, { minPpu: Math.min(board.ppu, 36 / U), maxPpu: board.ppu, pad });
 }
 
 function select(ctx, id, { centre = false } = {}) {
@@ -386,6 +410,7 @@ function mountBar(ctx) {
     await ctx.send({ type: 'end_turn' });
   });
   $('vs-cancel-aim').addEventListener('click', () => { ui.aim = null; ctx.render(); });
+  $('vs-cancel-dice').addEventListener('click', () => { ui.aim = null; ctx.render(); });
   $('vs-strike').addEventListener('click', () => strike(ctx, null));
   for (const b of document.querySelectorAll('[data-pips]')) b.addEventListener('click', () => strike(ctx, Number(b.dataset.pips)));
   $('vs-surrender').addEventListener('click', () => {
