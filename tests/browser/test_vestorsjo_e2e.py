@@ -148,8 +148,10 @@ def test_a_short_pass_and_play_game(playwright_api: Any, server: Server, device:
             rolled_row = view_rows[rolled["distance"] - 1].split()
             faces = rolled_row[rolled["pips"] - 1]
             expect(cell).to_have_text("–" if faces == "-" else faces)
-            assert page.evaluate("() => { const c = document.querySelector('.vs-tables-card');"
-                                 " return c.scrollWidth <= c.clientWidth + 1; }"), "the tables run out of their card"
+            assert page.evaluate(
+                "() => { const c = document.querySelector('.vs-tables-card');"
+                " return c.scrollWidth <= c.clientWidth + 1; }"
+            ), "the tables run out of their card"
             page.screenshot(path=str(SHOTS / f"{device}-06b-tables.png"), full_page=True, timeout=60_000)
             page.locator(".vs-tables-card > summary").click()
             if phone:  # the log is under the board: scroll down to it, and back

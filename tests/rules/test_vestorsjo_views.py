@@ -11,7 +11,8 @@ from .vestorsjo_maps import Game, ruleset_data
 
 KEYS = {
     "mode", "version", "role", "me", "ruleset", "dice", "sides", "board", "pieces", "turn", "round", "actions_used",
-    "actions_left", "this_turn", "last_turn", "taken", "rolls", "undone", "skipped", "outcome", "actions",
+    "actions_left", "this_turn", "last_turn", "confirm_rolls", "pending", "taken", "rolls", "undone", "skipped",
+    "outcome", "actions",
 }  # fmt: skip
 
 

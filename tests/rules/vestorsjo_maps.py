@@ -148,6 +148,7 @@ class Game:
         dice: str = "server",
         map_data: dict[str, Any] | None = None,
         ruleset: dict[str, Any] | None = None,
+        confirm_rolls: bool = False,
     ) -> None:
         action: dict[str, Any] = {
             "type": "create_game",
@@ -155,6 +156,8 @@ class Game:
             "map": map_data or small_map(),
             "dice": dice,
         }
+        if confirm_rolls:
+            action["confirm_rolls"] = True
         if start:
             action["start"] = dict(start)
         self.state, self.events = v.create(action, at=0.0, by="referee")

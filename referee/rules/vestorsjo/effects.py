@@ -17,7 +17,7 @@ PIECE_FIELDS = ("place", "hits", "sunk", "removed")
 def effects(before: State, after: State) -> dict[str, Any]:
     """Return what changed from `before` to `after` (a later state of the same game), as JSON."""
     out: dict[str, Any] = {}
-    rolls = [r for r in after.rolls if r.seq > before.version]
+    rolls = after.rolls[len(before.rolls) :]  # rolls are only ever added (a confirmed die keeps its shot's seq)
     if rolls:
         out["rolls"] = [
             {
@@ -43,6 +43,11 @@ def effects(before: State, after: State) -> dict[str, Any]:
     held = {port: count for port, count in after.held.items() if before.held.get(port, 0) != count}
     if held:
         out["held"] = held
+    if after.pending != before.pending:
+        pending = after.pending
+        out["pending"] = (
+            None if pending is None else {"piece": pending.piece, "target": pending.target, "pips": pending.pips}
+        )
     if (after.turn, after.round) != (before.turn, before.round):
         out["turn"] = {"side": after.turn, "round": after.round}
     if after.outcome is not None and before.outcome is None:

@@ -18,9 +18,10 @@ from .ai import LEVELS, choose_action
 from .board import Board, read_board, ship_reach, start_problems, sub_reach
 from .hexes import Hex, Vertex
 from .ruleset import FACES, MODE, SIDES, Row, chances, other, piece_ids, vestorsjo_from_dict
-from .state import ATTACK, DICE, FIRE, MOVE, Done, Outcome, Piece, Roll, State
+from .state import ATTACK, DICE, FIRE, MOVE, Done, Outcome, Pending, Piece, Roll, State
 
 END_TURN, UNDO, SURRENDER, COMPUTER_MOVE = "end_turn", "undo", "surrender", "computer_move"
+CONFIRM_ROLL, DISPUTE_ROLL = "confirm_roll", "dispute_roll"
 CHANCE: frozenset[str] = frozenset({FIRE, ATTACK, COMPUTER_MOVE})
 SLOW_KINDS: frozenset[str] = frozenset({COMPUTER_MOVE})
 """The kinds whose apply takes long (the computer thinks): the server runs them off its event loop."""
@@ -117,12 +118,27 @@ def in_port(board: Board, piece: Piece) -> list[str]:
 def role_problem(state: State, role: Role) -> RulesError | None:
     """Refuse anyone but the side to move and the referee (who acts for the side to move)."""
     if role.kind == "referee":
-        return None
+        return _pending_problem(state)
     if role.kind == "player" and role.subject in SIDES:
         if role.subject != state.turn:
             return NotYourTurn(Msg("it is {side}'s turn", side=side_name(state, state.turn)))
-        return None
+        return _pending_problem(state)
     return NotYourTurn(Msg("only the players and the referee act in this game"))
+
+
+def _pending_problem(state: State) -> RulesError | None:
+    if state.pending is None:
+        return None
+    return IllegalAction(Msg("wait: {side} confirms the die first", side=side_name(state, other(state.turn))))
+
+
+def roll_answer_problem(state: State, role: Role) -> RulesError | None:
+    """Refuse confirming or disputing a die unless one waits, and but by the shooter's enemy (or the referee)."""
+    if state.pending is None:
+        return IllegalAction(Msg("no die waits to be confirmed"))
+    if role.kind == "referee" or (role.kind == "player" and role.subject == other(state.turn)):
+        return None
+    return NotYourTurn(Msg("{side} confirms this die", side=side_name(state, other(state.turn))))
 
 
 def act_problem(state: State, role: Role, piece_id: str, kind: str) -> RulesError | None:
@@ -371,6 +387,10 @@ def legal_actions(state: State, role: Role | str) -> list[JSON]:
     for side in SIDES:
         if computer_move_problem(state, role, side) is None:
             acts.append({"type": COMPUTER_MOVE, "side": side})
+    if roll_answer_problem(state, role) is None:
+        assert state.pending is not None
+        acts.append({"type": CONFIRM_ROLL, "seq": state.pending.seq, "pips": state.pending.pips})
+        acts.append({"type": DISPUTE_ROLL, "seq": state.pending.seq})
     for side in SIDES:
         if surrender_problem(state, role, side) is None:
             acts.append({"type": SURRENDER, "side": side})
@@ -394,6 +414,8 @@ def actions_for(state: State, role: Role | str) -> list[JSON]:
             flat.append({"type": kind})
         elif kind == COMPUTER_MOVE:
             flat.append({"type": kind, "side": entry["side"]})
+        elif kind in (CONFIRM_ROLL, DISPUTE_ROLL):
+            flat.append({"type": kind})
     return flat
 
 
@@ -409,7 +431,7 @@ def _mapping(value: Any, what: str) -> Mapping[str, Any]:
 def _setup(event: Event) -> State:
     if Role.from_str(event.by).kind not in ("referee", "player"):
         raise NotYourTurn(Msg("only the referee or a player creates a game"))
-    f = Fields(event.data, ("ruleset", "map", "dice", "start", "computer", SEED), kind=event.kind)
+    f = Fields(event.data, ("ruleset", "map", "dice", "start", "computer", "confirm_rolls", SEED), kind=event.kind)
     raw_rs = _mapping(f.data.get("ruleset"), "ruleset")
     try:
         rs = vestorsjo_from_dict(raw_rs)
@@ -422,6 +444,11 @@ def _setup(event: Event) -> State:
         raise MalformedAction(Msg("the map is broken: {problems}", problems="; ".join(exc.lines()))) from exc
     dice = f.choice("dice", DICE, optional=True) or DICE[0]
     computer = _computer_seats(f.data.get("computer"), dice)
+    confirm = f.data.get("confirm_rolls", False)
+    if not isinstance(confirm, bool):
+        raise MalformedAction(Msg("confirm_rolls must be true or false"))
+    if confirm and dice != "physical":
+        raise IllegalAction(Msg("only a die thrown by hand is confirmed: confirm_rolls needs our own dice"))
     overrides = f.data.get("start", {})
     if not isinstance(overrides, Mapping) or not all(isinstance(v, str) for v in overrides.values()):
         raise MalformedAction(Msg('start must map piece ids to places, like {{"scania.frigate-1": "F12"}}'))
@@ -452,6 +479,7 @@ def _setup(event: Event) -> State:
         held=held,
         taken=dict.fromkeys(SIDES, False),
         computer=computer,
+        confirm_rolls=confirm,
         ruleset=rs,
         board=board,
     )
@@ -518,8 +546,27 @@ def _die(state: State, event: Event, f: Fields) -> tuple[int, bool, dict[str, An
 def _strike(
     state: State, event: Event, kind: str, shooter: Piece, target: Piece, found: tuple[str, Row, int, int], f: Fields
 ) -> dict[str, Any]:
-    table, row, distance, damage = found
     pips, physical, bound = _die(state, event, f)
+    _record(state, event, shooter, kind, to=target.id)
+    if physical and state.confirm_rolls:
+        state.pending = Pending(event.seq, kind, shooter.id, target.id, pips)
+        return bound
+    _hit(state, event.seq, kind, shooter, target, found, pips, physical)
+    return bound
+
+
+def _hit(
+    state: State,
+    seq: int,
+    kind: str,
+    shooter: Piece,
+    target: Piece,
+    found: tuple[str, Row, int, int],
+    pips: int,
+    physical: bool,
+) -> None:
+    """Read the table at the die's pips and hit the target (the roll is the shot's, `seq`)."""
+    table, row, distance, damage = found
     hits = row[pips - 1]
     defence = state.ruleset.classes[target.cls].defence
     target.hits = min(defence, target.hits + hits)
@@ -527,7 +574,7 @@ def _strike(
     target.sunk = target.sunk or sunk_now
     state.rolls.append(
         Roll(
-            event.seq,
+            seq,
             state.round,
             shooter.side,
             kind,
@@ -542,8 +589,31 @@ def _strike(
             sunk_now,
         )
     )
-    _record(state, event, shooter, kind, to=target.id)
-    return bound
+
+
+def _confirm_roll(state: State, event: Event, role: Role) -> None:
+    """The other side says the die showed what the shooter entered: the shot hits as the table says."""
+    Fields(event.data, (), kind=event.kind)
+    refuse(roll_answer_problem(state, role))
+    pending = state.pending
+    assert pending is not None
+    shooter, target = state.pieces[pending.piece], state.pieces[pending.target]
+    found = attack_row(state, shooter, target) if pending.kind == ATTACK else fire_row(state, shooter, target)
+    assert not isinstance(found, RulesError)  # nothing has moved since the shot
+    state.pending = None
+    _hit(state, pending.seq, pending.kind, shooter, target, found, pending.pips, True)
+
+
+def _dispute_roll(state: State, event: Event, role: Role) -> None:
+    """The other side says the die showed something else: the shot is taken back, to be thrown again."""
+    Fields(event.data, (), kind=event.kind)
+    refuse(roll_answer_problem(state, role))
+    pending = state.pending
+    assert pending is not None
+    state.pending = None
+    shooter = state.pieces[pending.piece]
+    shooter.done.remove(pending.kind)
+    state.acts = [a for a in state.acts if a.seq != pending.seq]
 
 
 def _fire(state: State, event: Event, role: Role) -> Mapping[str, Any]:
@@ -751,6 +821,8 @@ HANDLERS = {
     UNDO: _undo,
     SURRENDER: _surrender,
     COMPUTER_MOVE: _computer_move,
+    CONFIRM_ROLL: _confirm_roll,
+    DISPUTE_ROLL: _dispute_roll,
 }
 
 

@@ -58,6 +58,20 @@ ACTION_SCHEMAS: dict[str, dict[str, Any]] = {
         "Vestorsjø: the computer makes one action of the turn of a side it plays (a move, a shot, or ending the turn).",
         [{"type": "computer_move", "side": "zealand"}],
     ),
+    "confirm_roll": action(
+        "confirm_roll",
+        {"version": VERSION},
+        [],
+        "Vestorsjø on two devices with our own dice: the shooter's enemy confirms the pips it entered; the shot hits.",
+        [{"type": "confirm_roll"}],
+    ),
+    "dispute_roll": action(
+        "dispute_roll",
+        {"version": VERSION},
+        [],
+        "Vestorsjø on two devices with our own dice: the enemy says the die showed something else; the shot is undone.",
+        [{"type": "dispute_roll"}],
+    ),
     "surrender": action(
         "surrender",
         {"side": SIDE, "version": VERSION},

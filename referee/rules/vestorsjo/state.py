@@ -74,6 +74,21 @@ class Done:
 
 
 @dataclass
+class Pending:
+    """A die a player threw by hand, waiting for the other side to confirm what it showed.
+
+    Only in a game on two devices with our own dice (`State.confirm_rolls`): the shot counts as
+    the shooter's action at once, its hits only once the other side confirms the pips.
+    """
+
+    seq: int
+    kind: str
+    piece: str
+    target: str
+    pips: int
+
+
+@dataclass
 class Roll:
     """One die rolled (or entered): who at whom, with which table and damage, the pips, the hits it made."""
 
@@ -130,6 +145,10 @@ class State:
     moves then stand, and the log keeps every undo), so neither the state nor a view grows with
     the undos of turns long past; its size is also the count `UNDOS_PER_TURN` bounds."""
     outcome: Outcome | None = None
+    confirm_rolls: bool = False
+    """Two devices with our own dice: the other side confirms each die thrown (set at creation)."""
+    pending: Pending | None = None
+    """The die thrown by hand that the other side has yet to confirm (blocks the drag meanwhile)."""
     computer: dict[str, str] = field(default_factory=dict)
     """The sides the computer plays, with its level ("easy", "normal", "strong")."""
     version: int = 0

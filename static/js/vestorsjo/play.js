@@ -53,6 +53,16 @@ const pieceOf = (view, id) => view.pieces.find((p) => p.id === id && !p.removed)
 function narrate(ctx, before, after) {
   const { say, words } = ctx;
   const fresh = after.rolls.slice(before.rolls.length);
+  if (after.pending && !before.pending) {
+    const p = after.pending;
+    if (has(after, 'confirm_roll')) say(t('vs.confirm_q', { shooter: words.piece(p.piece), target: words.piece(p.target), pips: p.pips }), 'fight');
+    else say(t('vs.wait_confirm', { side: words.side(after.turn === 'scania' ? 'zealand' : 'scania'), pips: p.pips }), 'queued');
+    return;
+  }
+  if (before.pending && !after.pending && !fresh.length) {
+    say(t('vs.disputed', { side: words.side(after.turn === 'scania' ? 'zealand' : 'scania') }), 'refused');
+    return;
+  }
   if (after.outcome && !before.outcome) {
     say(words.outcomeTitle(after.outcome), after.outcome.winner ? 'ok' : 'fight', after.outcome.detail || '');
     return;
@@ -374,8 +384,19 @@ function mountBar(ctx) {
     const { view, words } = ctx;
     const { aim, busy } = ui;
     const over = Boolean(view.outcome);
-    $('vs-aim').hidden = !aim || over;
-    $('vs-turn-buttons').hidden = Boolean(aim) || over;
+    const pending = over ? null : view.pending;
+    const confirming = Boolean(pending) && Boolean(has(view, 'confirm_roll'));
+    $('vs-confirm').hidden = !confirming;
+    $('vs-wait-confirm').hidden = !pending || confirming;
+    if (pending) {
+      const enemy = view.turn === 'scania' ? 'zealand' : 'scania';
+      $('vs-confirm-text').textContent = t('vs.confirm_q', { shooter: words.piece(pending.piece), target: words.piece(pending.target), pips: pending.pips });
+      $('vs-confirm-yes').textContent = t('vs.confirm_yes', { pips: pending.pips });
+      $('vs-wait-confirm').textContent = t('vs.wait_confirm', { side: words.side(enemy), pips: pending.pips });
+      for (const b of [$('vs-confirm-yes'), $('vs-confirm-no')]) b.disabled = busy;
+    }
+    $('vs-aim').hidden = !aim || over || Boolean(pending);
+    $('vs-turn-buttons').hidden = Boolean(aim) || over || Boolean(pending);
     if (aim && !over) {
       const { offer, kind } = aim;
       const parts = [t(kind === 'fire' ? 'vs.aim_fire' : 'vs.aim_attack', { shooter: words.piece(aim.piece), target: words.piece(aim.target) })];
@@ -411,6 +432,8 @@ function mountBar(ctx) {
   });
   $('vs-cancel-aim').addEventListener('click', () => { ui.aim = null; ctx.render(); });
   $('vs-cancel-dice').addEventListener('click', () => { ui.aim = null; ctx.render(); });
+  $('vs-confirm-yes').addEventListener('click', () => ctx.send({ type: 'confirm_roll' }));
+  $('vs-confirm-no').addEventListener('click', () => ctx.send({ type: 'dispute_roll' }));
   $('vs-strike').addEventListener('click', () => strike(ctx, null));
   for (const b of document.querySelectorAll('[data-pips]')) b.addEventListener('click', () => strike(ctx, Number(b.dataset.pips)));
   $('vs-surrender').addEventListener('click', () => {

@@ -90,6 +90,8 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         action["start"] = start
     if opponent == "computer":
         action["computer"] = {GUEST: level}
+    if opponent == "friend" and dice == "physical":
+        action["confirm_rolls"] = True  # each device sees the die the other entered, and says yes
     result = acting.play().create(vs.MODE, action, by=Role("player", HOST)).result
     gid = result.game_id
     subject = BOTH if opponent == "hotseat" else HOST
