@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 from referee.rules import vestorsjo as v
@@ -11,8 +12,8 @@ from .vestorsjo_maps import Game, ruleset_data
 
 KEYS = {
     "mode", "version", "role", "me", "ruleset", "dice", "sides", "board", "pieces", "turn", "round", "actions_used",
-    "actions_left", "this_turn", "last_turn", "confirm_rolls", "pending", "taken", "rolls", "undone", "skipped",
-    "outcome", "actions",
+    "actions_left", "this_turn", "last_turn", "drags", "confirm_rolls", "pending", "taken", "rolls", "undone",
+    "skipped", "outcome", "actions",
 }  # fmt: skip
 
 
@@ -96,3 +97,38 @@ def test_the_drag_that_ended_last_is_in_the_view() -> None:
     # Zealand passed: what Scania sees of its drag is that nothing was done.
     g.end()
     assert v.view_for(g.state, "player:scania", 0.0)["last_turn"] == []
+
+
+def test_players_can_step_back_through_the_drags_kept() -> None:
+    """The view keeps the last DRAGS_KEPT drags that ended, oldest first, each with whose and which round."""
+    g = Game()
+    frigate = g.piece("scania.frigate-1")
+    start = frigate.place
+    target = g.piece("zealand.frigate-1").place
+    g.fire("scania.destroyer", "zealand.frigate-1", 1)
+    shooter_place = g.piece("scania.destroyer").place
+    to = sorted(v.move_targets(g.state, frigate))[0]
+    g.move("scania.frigate-1", to)
+    g.end()
+    first = v.view_for(g.state, "public", 0.0)["drags"]
+    assert [(d["round"], d["side"]) for d in first] == [(1, "scania")]
+    shot, move = first[0]["acts"]
+    # A shot keeps where the shooter and the target stood, so an old drag is drawn where it happened.
+    assert (shot["kind"], shot["origin"], shot["to"], shot["at"]) == (
+        "fire",
+        shooter_place,
+        "zealand.frigate-1",
+        target,
+    )
+    assert (move["origin"], move["to"]) == (start, to)
+    for _ in range(2 * v.DRAGS_KEPT + 3):
+        g.end()
+    view = v.view_for(g.state, "public", 0.0)
+    drags = view["drags"]
+    assert len(drags) == v.DRAGS_KEPT
+    assert drags[-1]["acts"] == view["last_turn"]
+    sides = [d["side"] for d in drags]
+    assert all(a != b for a, b in itertools.pairwise(sides))  # the sides alternate
+    rounds = [d["round"] for d in drags]
+    assert rounds == sorted(rounds) and rounds[-1] - rounds[0] == v.DRAGS_KEPT // 2 - 1 + (sides[0] == "zealand")
+    assert drags[-1]["side"] == ("scania" if view["turn"] == "zealand" else "zealand")

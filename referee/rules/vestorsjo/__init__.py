@@ -40,7 +40,7 @@ from .moves import (
 )
 from .ruleset import MODE, SIDES, VestorsjoRuleset, other, read_ruleset, vestorsjo_from_dict
 from .schema import ACTION_SCHEMAS
-from .state import Outcome, Piece, Roll, State
+from .state import DRAGS_KEPT, Drag, Outcome, Piece, Roll, State
 from .views import actions_for, legal_actions, view_for
 
 
@@ -85,6 +85,7 @@ __all__ = [
     "ACTION_SCHEMAS",
     "BINDINGS",
     "CHANCE",
+    "DRAGS_KEPT",
     "ENGINE",
     "GAME",
     "HANDLERS",
@@ -93,6 +94,7 @@ __all__ = [
     "SLOW_KINDS",
     "UNDOS_PER_TURN",
     "Board",
+    "Drag",
     "Edge",
     "Event",
     "Hex",

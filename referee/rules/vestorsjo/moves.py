@@ -18,7 +18,7 @@ from .ai import LEVELS, choose_action
 from .board import Board, read_board, ship_reach, start_problems, sub_reach
 from .hexes import Hex, Vertex
 from .ruleset import FACES, MODE, SIDES, Row, chances, other, piece_ids, vestorsjo_from_dict
-from .state import ATTACK, DICE, FIRE, MOVE, Done, Outcome, Pending, Piece, Roll, State
+from .state import ATTACK, DICE, DRAGS_KEPT, FIRE, MOVE, Done, Drag, Outcome, Pending, Piece, Roll, State
 
 END_TURN, UNDO, SURRENDER, COMPUTER_MOVE = "end_turn", "undo", "surrender", "computer_move"
 CONFIRM_ROLL, DISPUTE_ROLL = "confirm_roll", "dispute_roll"
@@ -507,9 +507,9 @@ def _piece_field(f: Fields, key: str) -> str:
     return f.text(key, limit=40)
 
 
-def _record(state: State, event: Event, piece: Piece, kind: str, origin: str = "", to: str = "") -> None:
+def _record(state: State, event: Event, piece: Piece, kind: str, origin: str = "", to: str = "", at: str = "") -> None:
     piece.done.append(kind)
-    state.acts.append(Done(event.seq, kind, piece.id, origin, to))
+    state.acts.append(Done(event.seq, kind, piece.id, origin, to, at))
 
 
 def _move(state: State, event: Event, role: Role) -> None:
@@ -547,7 +547,7 @@ def _strike(
     state: State, event: Event, kind: str, shooter: Piece, target: Piece, found: tuple[str, Row, int, int], f: Fields
 ) -> dict[str, Any]:
     pips, physical, bound = _die(state, event, f)
-    _record(state, event, shooter, kind, to=target.id)
+    _record(state, event, shooter, kind, shooter.place, target.id, target.place)
     if physical and state.confirm_rolls:
         state.pending = Pending(event.seq, kind, shooter.id, target.id, pips)
         return bound
@@ -647,6 +647,7 @@ def _end_turn(state: State, event: Event, role: Role) -> None:
             piece.removed = True  # its last turn is over
         piece.before = piece.hits  # what the enemy's next turn does to it counts only after it
         piece.done = []
+    state.drags = [*state.drags[-(DRAGS_KEPT - 1) :], Drag(state.round, side, state.acts)]
     state.last_turn, state.acts = state.acts, []
     state.undone = {}  # the turn's moves stand now: only the log remembers what was taken back
     state.turn = other(side)
@@ -834,6 +835,7 @@ def _clone(state: State) -> State:
         pieces=pieces,
         acts=list(state.acts),
         last_turn=list(state.last_turn),
+        drags=list(state.drags),
         held=dict(state.held),
         taken=dict(state.taken),
         rolls=list(state.rolls),

@@ -71,6 +71,23 @@ class Done:
     """Where a moved piece stood before (undo puts it back)."""
     to: str = ""
     """Where a moved piece went, or whom a shot or an attack was aimed at."""
+    at: str = ""
+    """For a shot or an attack: where the target stood (the shooter's place is `origin`), so a
+    drag long past is drawn where it happened, not where the pieces stand now."""
+
+
+DRAGS_KEPT = 20
+"""How many ended drags the state keeps for players to step back through (ten rounds): the view
+is sent on every change, so it must not grow with the game; the log keeps every one."""
+
+
+@dataclass
+class Drag:
+    """A drag that ended: whose it was, in which round, and what it did."""
+
+    round: int
+    side: str
+    acts: list[Done] = field(default_factory=list)
 
 
 @dataclass
@@ -134,6 +151,8 @@ class State:
     last_turn: list[Done] = field(default_factory=list)
     """The actions of the drag that ended last (the other side's): each side sees on the board what
     the other did while it looked away (the tablet handed over, the computer's drag)."""
+    drags: list[Drag] = field(default_factory=list)
+    """The last `DRAGS_KEPT` drags that ended, oldest first (the newest is `last_turn`)."""
     held: dict[str, int] = field(default_factory=dict)
     """Each strategic port's count of holds in a row by an enemy warship (ruleset `holds_counted`: after
     each turn of the port's side, or at each round's end)."""

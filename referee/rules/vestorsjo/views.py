@@ -135,6 +135,7 @@ def view_for(state: State, role: Role | str, now: float = 0.0) -> JSON:
         "actions_left": state.actions_left() if state.outcome is None else 0,
         "this_turn": [encode(a) for a in state.acts],
         "last_turn": [encode(a) for a in state.last_turn],
+        "drags": [encode(d) for d in state.drags],
         "confirm_rolls": state.confirm_rolls,
         "pending": None if state.pending is None else encode(state.pending),
         "taken": dict(state.taken),

@@ -376,8 +376,8 @@ export function keepLabelsIn(group, box, unit, pieces = []) {
 /**
  * The drags on the board: each move as a dashed line from where the piece stood (a ghost ring
  * there) to where it went, each shot or attack as a line from the shooter to its target. `acts`:
- * [{kind, piece, origin, to}] of one side's drag, in order; `kind` of the layer: 'is-last' (the
- * other side's drag that ended last) or 'is-now' (the drag under way).
+ * [{kind, piece, origin, to, at}] of one side's drag, in order; `kind` of the layer: 'is-last' (a
+ * drag that ended: the other side's last, or one stepped back to) or 'is-now' (the drag under way).
  */
 export function drawTrail(layer, view, acts, unit, side, kind) {
   const nodes = [];
@@ -393,10 +393,11 @@ export function drawTrail(layer, view, acts, unit, side, kind) {
       return;
     }
     if (!a.to) return;
-    // Where the shooter stood when it fired: before any later move of its own in the drag.
+    // Where the shooter and the target stood when it fired (kept with the shot; an older log's
+    // shot has neither: the shooter stood before any later move of its own in the drag).
     const later = acts.slice(i + 1).find((b) => b.kind === 'move' && b.piece === a.piece);
-    const from = later ? later.origin : placeOf(a.piece);
-    const at = placeOf(a.to);
+    const from = a.origin || (later ? later.origin : placeOf(a.piece));
+    const at = a.at || placeOf(a.to);
     if (!from || !at) return;
     const [x0, y0] = placeXY(from, unit);
     const [x1, y1] = placeXY(at, unit);

@@ -111,13 +111,20 @@ function tapPiece(ctx, id) {
 
 /** Pan (and if need be zoom out, never below a tappable size) so a piece and all it may reach are on screen. */
 function bringIntoView(ctx, id) {
-  const { view, board, unit: U } = ctx;
+  const { view } = ctx;
   const p = pieceOf(view, id);
   if (!p) return;
   const acts = actionsOf(view, id);
   const places = [p.place, ...(acts.move?.to || [])];
   for (const tid of offersOf(view, id).keys()) { const q = pieceOf(view, tid); if (q) places.push(q.place); }
+  showPlaces(ctx, places);
+}
+
+/** Pan (and if need be zoom out, never below a tappable size) so some places are on screen. */
+function showPlaces(ctx, places) {
+  const { board, unit: U } = ctx;
   const region = regionOf(places, U);
+  if (!region) return;
   const [w, h] = board.size();
   const pad = U * 0.8;
   const fitsAt = (ppu) => (region[2] - region[0] + 2 * pad) * ppu <= w && (region[3] - region[1] + 2 * pad) * ppu <= h;
@@ -515,7 +522,7 @@ function start() {
     board.render();
     paintInfo(ctx);
     paintPorts(ctx);
-    paintDrags(ctx.view, ctx.words, ctx.unit);
+    paintDrags(ctx.view, ctx.words, ctx.unit, (places) => showPlaces(ctx, places));
     paintTables(ctx.view, ctx.ui, ctx.words);
     paintLog(ctx);
     paintEnd(ctx);
