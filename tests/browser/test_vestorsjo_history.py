@@ -105,7 +105,8 @@ def test_players_step_back_through_the_drags(playwright_api: Any, server: Server
                       const b = document.getElementById('vs-board').getBoundingClientRect();
                       return [...document.querySelectorAll('#vs-trail .vs-trail.is-move')].filter((g) => {
                         const r = g.getBoundingClientRect();
-                        return r.left < b.left - 1 || r.right > b.right + 1 || r.top < b.top - 1 || r.bottom > b.bottom + 1;
+                        return r.left < b.left - 1 || r.right > b.right + 1
+                          || r.top < b.top - 1 || r.bottom > b.bottom + 1;
                       }).map((g) => g.dataset.trail);
                     }"""
                 )
