@@ -42,7 +42,10 @@ echo "== pytest"
 # `python -m pytest` puts the work tree first on sys.path, so the tests run
 # against these sources (the installed copy only brings the dependencies).
 set +e
-"$VENV/bin/python" -m pytest "$@"
+# Two workers (pytest-xdist; REFEREE_TEST_WORKERS changes it, 0 runs in this process): most tests
+# wait on a browser or a server, not the processor. Tests of the shared PostgreSQL and Redis run
+# on one worker (tests/conftest.py). Options given to this script come after, so they win.
+"$VENV/bin/python" -m pytest -n "${REFEREE_TEST_WORKERS:-2}" --dist loadgroup "$@"
 status=$?
 set -e
 if [[ $status -eq 5 ]]; then

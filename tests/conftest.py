@@ -128,8 +128,16 @@ def live_server(tmp_path: Path) -> Iterator[tuple[str, str]]:
         server.stop()
 
 
+# Fixtures of the machine's one PostgreSQL and one Redis: tests using them share a database and a
+# queue channel, so under pytest-xdist (scripts/test.sh, --dist loadgroup) they run on one worker.
+SHARED_SERVICES = frozenset({"postgres_url", "postgres_schema", "redis_url"})
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In the quick loop (REFEREE_QUICK=1) leave out the slow tests, with the reason shown; CI runs them."""
+    """Keep the shared services' tests on one worker; the quick loop (REFEREE_QUICK=1) leaves out the slow tests."""
+    for item in items:
+        if "services" in item.keywords or SHARED_SERVICES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("shared-services"))
     if not QUICK:
         return
     skip = pytest.mark.skip(reason="the quick loop (REFEREE_QUICK=1) leaves the slow tests to CI")
